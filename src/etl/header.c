@@ -1,0 +1,279 @@
+/*
+ * header.c - trace header kinds: classification by the first dword and the
+ * fields each kind carries. Layouts: etl-format.md section 3 (GC-TH, GC-STH,
+ * GC-PTH, GC-ETH, GC-EIGH, GC-MTH, GC-EH).
+ */
+#include "etl/etl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cursor.h"
+
+/* Marker bits of the first dword (spec 3.1). */
+#define MARK_TRACE_HEADER 0x80000000u
+#define MARK_EVENT_TRACE 0x40000000u
+#define MARK_ULONG32_TIME 0x20000000u
+#define MARK_MESSAGE 0x10000000u
+/* PERFINFO extended-item bits (spec 3.4). */
+#define MARK_PEBS 0x00008000u
+#define MARK_PMC_MASK 0x00000700u
+#define MARK_PMC_SHIFT 8
+
+/* HeaderType values (byte 2) mapped to kinds; 0xFF = no layout known. */
+static const uint8_t header_type_kind[0x14 + 2] = {
+    [0x00] = 0xFF,
+    [0x01] = ETL_KIND_SYSTEM32,      [0x02] = ETL_KIND_SYSTEM64,
+    [0x03] = ETL_KIND_COMPACT32,     [0x04] = ETL_KIND_COMPACT64,
+    [0x05] = 0xFF, [0x06] = 0xFF, [0x07] = 0xFF, [0x08] = 0xFF, [0x09] = 0xFF,
+    [0x0A] = ETL_KIND_FULL32,        [0x0B] = ETL_KIND_INSTANCE32,
+    [0x0C] = 0xFF, [0x0D] = 0xFF, [0x0E] = 0xFF, [0x0F] = 0xFF,
+    [0x10] = ETL_KIND_PERFINFO32,    [0x11] = ETL_KIND_PERFINFO64,
+    [0x12] = ETL_KIND_EVENT_HEADER32, [0x13] = ETL_KIND_EVENT_HEADER64,
+    [0x14] = ETL_KIND_FULL64,        [0x15] = ETL_KIND_INSTANCE64,
+};
+
+static const char *const kind_names[ETL_KIND_COUNT] = {
+    "SYSTEM32",       "SYSTEM64",       "COMPACT32",  "COMPACT64",
+    "PERFINFO32",     "PERFINFO64",     "FULL32",     "FULL64",
+    "INSTANCE32",     "INSTANCE64",     "EVENT_HEADER32", "EVENT_HEADER64",
+    "MESSAGE",
+};
+
+const char *etl_kind_name(unsigned kind)
+{
+    return kind < ETL_KIND_COUNT ? kind_names[kind] : "UNKNOWN";
+}
+
+void etl_guid_str(const uint8_t g[16], char out[37])
+{
+    snprintf(out, 37,
+             "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             (unsigned)etl_le32(g), (unsigned)etl_le16(g + 4),
+             (unsigned)etl_le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13],
+             g[14], g[15]);
+}
+
+/* Fills the fields shared by SYSTEM and COMPACT headers (spec 3.3). */
+static void parse_system(struct etl_cursor *c, struct etl_event *ev)
+{
+    etl_cur_seek(c, 0);
+    ev->version = (uint16_t)(etl_cur_u16(c) & 0xFF);
+    etl_cur_skip(c, 4);
+    ev->hook_id = etl_cur_u16(c);
+    ev->tid = etl_cur_u32(c);
+    ev->pid = etl_cur_u32(c);
+    ev->ts = (int64_t)etl_cur_u64(c);
+    ev->opcode = (uint8_t)(ev->hook_id & 0xFF);
+    ev->flags = ETL_EV_TS | ETL_EV_HOOK | ETL_EV_TID | ETL_EV_OPCODE | ETL_EV_VERSION;
+}
+
+/* Fills the fields of an EVENT_TRACE_HEADER, also the start of INSTANCE
+ * headers (spec 3.5, 3.6). */
+static void parse_full(struct etl_cursor *c, struct etl_event *ev)
+{
+    etl_cur_seek(c, 4);
+    ev->opcode = etl_cur_u8(c);
+    etl_cur_skip(c, 1); /* level */
+    ev->version = etl_cur_u16(c);
+    ev->tid = etl_cur_u32(c);
+    ev->pid = etl_cur_u32(c);
+    ev->ts = (int64_t)etl_cur_u64(c);
+    etl_cur_bytes(c, ev->guid, 16);
+    ev->flags = ETL_EV_TS | ETL_EV_GUID | ETL_EV_TID | ETL_EV_OPCODE | ETL_EV_VERSION;
+}
+
+/* Fills an EVENT_HEADER and steps over its extended data items (spec 3.8);
+ * returns the offset of the user data or 0 if the items are damaged. */
+static size_t parse_event_header(struct etl_cursor *c, struct etl_event *ev)
+{
+    etl_cur_seek(c, 4);
+    uint16_t eflags = etl_cur_u16(c);
+    etl_cur_skip(c, 2); /* EventProperty */
+    ev->tid = etl_cur_u32(c);
+    ev->pid = etl_cur_u32(c);
+    ev->ts = (int64_t)etl_cur_u64(c);
+    etl_cur_bytes(c, ev->guid, 16);
+    ev->event_id = etl_cur_u16(c);
+    ev->version = etl_cur_u8(c);
+    etl_cur_skip(c, 2); /* channel, level */
+    ev->opcode = etl_cur_u8(c);
+    ev->flags = ETL_EV_TS | ETL_EV_GUID | ETL_EV_TID | ETL_EV_OPCODE |
+                ETL_EV_VERSION | ETL_EV_EVENT_ID;
+    size_t pos = 0x50;
+    if (eflags & 0x0001) {
+        /* Each item: u16 total size, u16 type, u16 linkage (bit 0), u16 DataSize. */
+        for (;;) {
+            etl_cur_seek(c, pos);
+            uint16_t item = etl_cur_u16(c);
+            etl_cur_skip(c, 2);
+            uint16_t link = etl_cur_u16(c);
+            uint16_t dsize = etl_cur_u16(c);
+            if (!etl_cur_ok(c) || item < 8 || (size_t)dsize + 8 > item ||
+                item > c->len - pos)
+                return 0;
+            pos += item;
+            if (!(link & 1))
+                break;
+        }
+    }
+    return pos;
+}
+
+/* Fills a MESSAGE_TRACE_HEADER's optional items (spec 3.7); returns the offset
+ * of the argument bytes. */
+static size_t parse_message(struct etl_cursor *c, struct etl_event *ev)
+{
+    etl_cur_seek(c, 4);
+    ev->event_id = etl_cur_u16(c); /* MessageNumber */
+    uint16_t opt = etl_cur_u16(c);
+    ev->flags = ETL_EV_EVENT_ID;
+    if (opt & 0x0001)
+        etl_cur_skip(c, 4); /* sequence */
+    if (opt & 0x0004) {
+        etl_cur_skip(c, 4); /* component id wins over the GUID */
+    } else if (opt & 0x0002) {
+        etl_cur_bytes(c, ev->guid, 16);
+        ev->flags |= ETL_EV_GUID;
+    }
+    if (opt & (0x0008 | 0x0010)) {
+        int64_t ts = (int64_t)etl_cur_u64(c);
+        if (opt & 0x0008) {
+            ev->ts = ts;
+            ev->flags |= ETL_EV_TS;
+        }
+    }
+    if (opt & 0x0020) {
+        ev->tid = etl_cur_u32(c);
+        ev->pid = etl_cur_u32(c);
+        ev->flags |= ETL_EV_TID;
+    }
+    return c->pos;
+}
+
+enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off,
+                                      struct etl_event *ev, size_t *next,
+                                      const char **why)
+{
+    if (off > len || len - off < 4)
+        return ETL_PARSE_END;
+    const uint8_t *p = buf + off;
+    uint32_t m = etl_le32(p);
+    if (m == 0xFFFFFFFFu)
+        return ETL_PARSE_END;
+
+    memset(ev, 0, sizeof *ev);
+    ev->event_offset = (uint32_t)off;
+    size_t avail = len - off;
+    size_t size;          /* record size */
+    size_t fixed;         /* header bytes before data */
+    unsigned kind;
+
+    if (!(m & MARK_TRACE_HEADER)) {
+        *why = "not a trace header (marker bit 0x80000000 clear)";
+        return ETL_PARSE_BAD;
+    }
+    if (!(m & MARK_EVENT_TRACE)) {
+        if (!(m & MARK_MESSAGE) || (m & MARK_ULONG32_TIME)) {
+            *why = "unknown trace header marker";
+            return ETL_PARSE_BAD;
+        }
+        kind = ETL_KIND_MESSAGE;
+        size = m & 0xFFFF;
+        fixed = 8;
+    } else {
+        unsigned ht = (m >> 16) & 0xFF;
+        kind = ht < sizeof header_type_kind ? header_type_kind[ht] : 0xFF;
+        if (kind == 0xFF) {
+            *why = "trace header of an unknown type";
+            return ETL_PARSE_BAD;
+        }
+        switch (kind) {
+        case ETL_KIND_SYSTEM32: case ETL_KIND_SYSTEM64:
+            fixed = 0x20; break;
+        case ETL_KIND_COMPACT32: case ETL_KIND_COMPACT64:
+            fixed = 0x18; break;
+        case ETL_KIND_PERFINFO32: case ETL_KIND_PERFINFO64:
+            fixed = 0x10; break;
+        case ETL_KIND_FULL32: case ETL_KIND_FULL64:
+            fixed = 0x30; break;
+        case ETL_KIND_INSTANCE32: case ETL_KIND_INSTANCE64:
+            fixed = 0x48; break;
+        default:
+            fixed = 0x50; break;
+        }
+        if (kind <= ETL_KIND_PERFINFO64)
+            size = avail >= 6 ? etl_le16(p + 4) : 0;
+        else
+            size = m & 0xFFFF;
+    }
+    if (size < fixed) {
+        *why = "record size smaller than its header";
+        return ETL_PARSE_BAD;
+    }
+    if (size > avail) {
+        *why = "record runs past the end of the buffer";
+        return ETL_PARSE_BAD;
+    }
+
+    struct etl_cursor c = etl_cur_make(p, size);
+    size_t data_off = fixed;
+    ev->kind = (uint8_t)kind;
+    ev->size = (uint16_t)size;
+    ev->ptr_size = 8;
+
+    switch (kind) {
+    case ETL_KIND_SYSTEM32: case ETL_KIND_COMPACT32:
+        ev->ptr_size = 4;
+        /* fall through */
+    case ETL_KIND_SYSTEM64: case ETL_KIND_COMPACT64:
+        parse_system(&c, ev);
+        break;
+    case ETL_KIND_PERFINFO32:
+        ev->ptr_size = 4;
+        /* fall through */
+    case ETL_KIND_PERFINFO64:
+        ev->version = (uint16_t)(m & 0xFF);
+        ev->hook_id = etl_le16(p + 6);
+        ev->opcode = (uint8_t)(ev->hook_id & 0xFF);
+        ev->ts = (int64_t)etl_le64(p + 8);
+        ev->flags = ETL_EV_TS | ETL_EV_HOOK | ETL_EV_OPCODE | ETL_EV_VERSION;
+        ev->pebs = (m & MARK_PEBS) ? 1 : 0;
+        ev->pmc_count = (uint8_t)((m & MARK_PMC_MASK) >> MARK_PMC_SHIFT);
+        ev->ext = p + 0x10;
+        data_off = 0x10 + 8u * (ev->pebs + ev->pmc_count);
+        if (data_off > size) {
+            *why = "PERFINFO extended items run past the record";
+            return ETL_PARSE_BAD;
+        }
+        break;
+    case ETL_KIND_FULL32: case ETL_KIND_INSTANCE32:
+        ev->ptr_size = 4;
+        /* fall through */
+    case ETL_KIND_FULL64: case ETL_KIND_INSTANCE64:
+        parse_full(&c, ev);
+        break;
+    case ETL_KIND_EVENT_HEADER32:
+        ev->ptr_size = 4;
+        /* fall through */
+    case ETL_KIND_EVENT_HEADER64:
+        data_off = parse_event_header(&c, ev);
+        if (data_off == 0) {
+            *why = "damaged EVENT_HEADER extended data item";
+            return ETL_PARSE_BAD;
+        }
+        break;
+    default: /* MESSAGE */
+        data_off = parse_message(&c, ev);
+        break;
+    }
+    if (!etl_cur_ok(&c)) {
+        *why = "record too short for its header's fields";
+        return ETL_PARSE_BAD;
+    }
+    ev->data = p + data_off;
+    ev->data_len = (uint32_t)(size - data_off);
+    /* Records are 8-byte aligned relative to the buffer start (spec 3.1). */
+    *next = off + ((size + 7u) & ~(size_t)7u);
+    return ETL_PARSE_OK;
+}

@@ -1,0 +1,114 @@
+/*
+ * csv.c - RFC 4180 output: one header row per output, the same columns on
+ * every row, CRLF line ends, UTF-8. Quoting lives in csv_field alone.
+ */
+#include "print/printer.h"
+
+/* Writes one field, quoted when it holds a comma, quote, CR or LF, or starts
+ * or ends with a space. */
+static void csv_field(struct etl_out *o, const char *s, size_t n)
+{
+    bool quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+    if (!quote) {
+        etl_out_write(o, s, n);
+        return;
+    }
+    etl_out_putc(o, '"');
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') {
+            etl_out_write(o, s + start, i + 1 - start);
+            start = i; /* the quote is written again: doubled */
+        }
+    }
+    etl_out_write(o, s + start, n - start);
+    etl_out_putc(o, '"');
+}
+
+/* Returns 0 or -1 after a write error. */
+static int csv_status(struct etl_printer *p)
+{
+    return p->out->err ? -1 : 0;
+}
+
+static int csv_begin_file(struct etl_printer *p, const char *path,
+                          const struct etl_file *f)
+{
+    (void)path;
+    (void)f;
+    return csv_status(p);
+}
+
+static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
+{
+    /* One header row per output: later files continue the same table. */
+    if (p->header_done && p->table == t)
+        return csv_status(p);
+    p->table = t;
+    p->header_done = true;
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (i)
+            etl_out_putc(p->out, ',');
+        csv_field(p->out, t->cols[i].name, strlen(t->cols[i].name));
+    }
+    etl_out_write(p->out, "\r\n", 2);
+    return csv_status(p);
+}
+
+static int csv_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    const struct etl_table *t = p->table;
+    char buf[64];
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (i)
+            etl_out_putc(p->out, ',');
+        if (!vals[i].set)
+            continue;
+        const struct etl_column *c = &t->cols[i];
+        if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
+            csv_field(p->out, vals[i].v.s, strlen(vals[i].v.s));
+        } else {
+            bool num;
+            size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);
+            etl_out_write(p->out, buf, n);
+        }
+    }
+    etl_out_write(p->out, "\r\n", 2);
+    return csv_status(p);
+}
+
+static int csv_end_table(struct etl_printer *p)
+{
+    return csv_status(p);
+}
+
+static int csv_problem(struct etl_printer *p, uint64_t offset, const char *msg)
+{
+    /* Problems go to stderr only: a CSV table has no place for them. */
+    (void)offset;
+    (void)msg;
+    return csv_status(p);
+}
+
+static int csv_end_file(struct etl_printer *p)
+{
+    return csv_status(p);
+}
+
+static int csv_finish(struct etl_printer *p)
+{
+    return etl_out_flush(p->out);
+}
+
+const struct etl_printer_ops etl_print_csv = {
+    .name = "csv",
+    .begin_file = csv_begin_file,
+    .begin_table = csv_begin_table,
+    .row = csv_row,
+    .end_table = csv_end_table,
+    .problem = csv_problem,
+    .end_file = csv_end_file,
+    .finish = csv_finish,
+};

@@ -1,0 +1,149 @@
+/*
+ * json.c - JSON Lines: one object per row, keys equal to the CSV column
+ * names, numbers as numbers, strings escaped (json_string alone does this).
+ * Cells a record does not carry are left out of its object.
+ */
+#include "print/printer.h"
+
+#include <stdio.h>
+
+/* Writes s as a JSON string: quotes, backslashes and control characters
+ * escaped; invalid UTF-8 bytes replaced by U+FFFD. */
+static void json_string(struct etl_out *o, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    etl_out_putc(o, '"');
+    size_t start = 0, i = 0;
+    for (;;) {
+        unsigned char ch = s[i];
+        if (ch == 0)
+            break;
+        if (ch >= 0x20 && ch != '"' && ch != '\\' && ch < 0x80) {
+            i++;
+            continue;
+        }
+        etl_out_write(o, s + start, i - start);
+        if (ch >= 0x80) {
+            /* Copy a valid UTF-8 sequence, replace anything else. */
+            size_t len = ch >= 0xF0 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC2 ? 2 : 0;
+            bool ok = len > 0 && ch <= 0xF4;
+            for (size_t k = 1; ok && k < len; k++)
+                ok = (s[i + k] & 0xC0) == 0x80;
+            if (ok && len == 3) {
+                unsigned cp = ((ch & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6);
+                ok = cp >= 0x800 && (cp < 0xD800 || cp >= 0xE000);
+            } else if (ok && len == 4) {
+                unsigned cp = ((ch & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12);
+                ok = cp >= 0x10000 && cp <= 0x10FFFF;
+            }
+            if (ok) {
+                etl_out_write(o, s + i, len);
+                i += len;
+            } else {
+                etl_out_puts(o, "\\ufffd");
+                i++;
+            }
+        } else {
+            char esc[8];
+            switch (ch) {
+            case '"': etl_out_puts(o, "\\\""); break;
+            case '\\': etl_out_puts(o, "\\\\"); break;
+            case '\n': etl_out_puts(o, "\\n"); break;
+            case '\r': etl_out_puts(o, "\\r"); break;
+            case '\t': etl_out_puts(o, "\\t"); break;
+            default:
+                snprintf(esc, sizeof esc, "\\u%04x", ch);
+                etl_out_puts(o, esc);
+                break;
+            }
+            i++;
+        }
+        start = i;
+    }
+    etl_out_write(o, s + start, i - start);
+    etl_out_putc(o, '"');
+}
+
+static int json_status(struct etl_printer *p)
+{
+    return p->out->err ? -1 : 0;
+}
+
+static int json_begin_file(struct etl_printer *p, const char *path,
+                           const struct etl_file *f)
+{
+    (void)path;
+    (void)f;
+    return json_status(p);
+}
+
+static int json_begin_table(struct etl_printer *p, const struct etl_table *t)
+{
+    p->table = t;
+    return json_status(p);
+}
+
+static int json_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    const struct etl_table *t = p->table;
+    char buf[64];
+    bool first = true;
+    etl_out_putc(p->out, '{');
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (!vals[i].set)
+            continue;
+        const struct etl_column *c = &t->cols[i];
+        if (!first)
+            etl_out_putc(p->out, ',');
+        first = false;
+        etl_out_putc(p->out, '"');
+        etl_out_puts(p->out, c->name);
+        etl_out_write(p->out, "\":", 2);
+        if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
+            json_string(p->out, vals[i].v.s);
+        } else {
+            bool num;
+            size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);
+            if (!num)
+                etl_out_putc(p->out, '"');
+            etl_out_write(p->out, buf, n);
+            if (!num)
+                etl_out_putc(p->out, '"');
+        }
+    }
+    etl_out_write(p->out, "}\n", 2);
+    return json_status(p);
+}
+
+static int json_end_table(struct etl_printer *p)
+{
+    return json_status(p);
+}
+
+static int json_problem(struct etl_printer *p, uint64_t offset, const char *msg)
+{
+    (void)offset;
+    (void)msg;
+    return json_status(p);
+}
+
+static int json_end_file(struct etl_printer *p)
+{
+    return json_status(p);
+}
+
+static int json_finish(struct etl_printer *p)
+{
+    return etl_out_flush(p->out);
+}
+
+const struct etl_printer_ops etl_print_json = {
+    .name = "json",
+    .begin_file = json_begin_file,
+    .begin_table = json_begin_table,
+    .row = json_row,
+    .end_table = json_end_table,
+    .problem = json_problem,
+    .end_file = json_end_file,
+    .finish = json_finish,
+};

@@ -1,0 +1,62 @@
+/*
+ * out.c - buffered output with sticky errors.
+ */
+#include "print/out.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+bool etl_out_init(struct etl_out *o, int fd, size_t cap)
+{
+    o->fd = fd;
+    o->len = 0;
+    o->err = 0;
+    o->cap = cap;
+    o->buf = malloc(cap);
+    return o->buf != NULL;
+}
+
+/* Writes all of p[0..n) to the descriptor; returns 0 or -1 with o->err set. */
+static int write_all(struct etl_out *o, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(o->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            o->err = w < 0 ? errno : EIO;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int etl_out_flush(struct etl_out *o)
+{
+    if (o->err)
+        return -1;
+    int r = write_all(o, o->buf, o->len);
+    o->len = 0;
+    return r;
+}
+
+int etl_out_write_slow(struct etl_out *o, const void *p, size_t n)
+{
+    if (etl_out_flush(o) != 0)
+        return -1;
+    if (n >= o->cap)
+        return write_all(o, p, n);
+    memcpy(o->buf, p, n);
+    o->len = n;
+    return 0;
+}
+
+void etl_out_free(struct etl_out *o)
+{
+    free(o->buf);
+    o->buf = NULL;
+    o->len = o->cap = 0;
+}

@@ -1,0 +1,60 @@
+/*
+ * out.h - a buffered output stream over a file descriptor that remembers the
+ * first write error, so printers can write freely and callers check once.
+ */
+#ifndef ETLDUMP_OUT_H
+#define ETLDUMP_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+struct etl_out {
+    int fd;
+    char *buf;
+    size_t len, cap;
+    int err;             /* errno of the first failed write, 0 if none */
+};
+
+/* Sets up o to write to fd with a buffer of cap bytes; false when out of memory. */
+bool etl_out_init(struct etl_out *o, int fd, size_t cap);
+
+/* Writes the buffered bytes to the descriptor; returns 0 or -1 (o->err set). */
+int etl_out_flush(struct etl_out *o);
+
+/* Frees the buffer (does not flush, does not close the descriptor). */
+void etl_out_free(struct etl_out *o);
+
+/* Slow path of etl_out_write: flushes and writes large blocks directly. */
+int etl_out_write_slow(struct etl_out *o, const void *p, size_t n);
+
+/* Appends n bytes; returns 0 or -1 once a write has failed. */
+static inline int etl_out_write(struct etl_out *o, const void *p, size_t n)
+{
+    if (o->err)
+        return -1;
+    if (n <= o->cap - o->len) {
+        memcpy(o->buf + o->len, p, n);
+        o->len += n;
+        return 0;
+    }
+    return etl_out_write_slow(o, p, n);
+}
+
+/* Appends a NUL-terminated string. */
+static inline int etl_out_puts(struct etl_out *o, const char *s)
+{
+    return etl_out_write(o, s, strlen(s));
+}
+
+/* Appends one byte. */
+static inline int etl_out_putc(struct etl_out *o, char c)
+{
+    if (o->len < o->cap && !o->err) {
+        o->buf[o->len++] = c;
+        return 0;
+    }
+    return etl_out_write(o, &c, 1);
+}
+
+#endif

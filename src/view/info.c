@@ -1,0 +1,91 @@
+/*
+ * info.c - the trace-info view: what the logfile header and the buffer index
+ * say about a trace.
+ */
+#include <stdio.h>
+
+#include "decode/names.h"
+#include "view/view.h"
+
+enum {
+    I_FILE, I_OS_VERSION, I_BUILD, I_LAYOUT, I_CPUS, I_POINTER_SIZE,
+    I_CLOCK_TYPE, I_PERF_FREQ, I_CPU_MHZ, I_TIMER_RES, I_START, I_END,
+    I_BOOT, I_BUFFER_SIZE, I_BUFFERS, I_COMPRESSED, I_BUFFERS_WRITTEN,
+    I_LOG_FILE_MODE, I_EVENTS_LOST, I_BUFFERS_LOST, I_LOGGER, I_LOG_FILE,
+    I_COUNT
+};
+
+static const struct etl_column info_cols[I_COUNT] = {
+    [I_FILE] = { "file", ETL_COL_STR, 0 },
+    [I_OS_VERSION] = { "os_version", ETL_COL_NAME, 0 },
+    [I_BUILD] = { "build", ETL_COL_UINT, 0 },
+    [I_LAYOUT] = { "layout_version", ETL_COL_NAME, 0 },
+    [I_CPUS] = { "cpus", ETL_COL_UINT, 0 },
+    [I_POINTER_SIZE] = { "pointer_size", ETL_COL_UINT, 0 },
+    [I_CLOCK_TYPE] = { "clock_type", ETL_COL_NAME, 0 },
+    [I_PERF_FREQ] = { "perf_freq", ETL_COL_UINT, 0 },
+    [I_CPU_MHZ] = { "cpu_mhz", ETL_COL_UINT, 0 },
+    [I_TIMER_RES] = { "timer_resolution", ETL_COL_UINT, 0 },
+    [I_START] = { "start_time", ETL_COL_FILETIME, 0 },
+    [I_END] = { "end_time", ETL_COL_FILETIME, 0 },
+    [I_BOOT] = { "boot_time", ETL_COL_FILETIME, 0 },
+    [I_BUFFER_SIZE] = { "buffer_size", ETL_COL_UINT, 0 },
+    [I_BUFFERS] = { "buffers", ETL_COL_UINT, 0 },
+    [I_COMPRESSED] = { "compressed_buffers", ETL_COL_UINT, 0 },
+    [I_BUFFERS_WRITTEN] = { "buffers_written", ETL_COL_UINT, 0 },
+    [I_LOG_FILE_MODE] = { "log_file_mode", ETL_COL_HEX32, 0 },
+    [I_EVENTS_LOST] = { "events_lost", ETL_COL_UINT, 0 },
+    [I_BUFFERS_LOST] = { "buffers_lost", ETL_COL_UINT, 0 },
+    [I_LOGGER] = { "logger_name", ETL_COL_STR, 0 },
+    [I_LOG_FILE] = { "log_file_name", ETL_COL_STR, 0 },
+};
+
+const struct etl_table etl_table_info = { "trace", info_cols, I_COUNT, true };
+
+int etl_view_info(struct etl_printer *p, struct etl_file *f)
+{
+    const struct etl_logfile *h = &f->hdr;
+    struct etl_value v[I_COUNT] = { 0 };
+    char os[16], layout[16], clock[16];
+    size_t compressed = 0;
+    for (size_t i = 0; i < f->nbufs; i++)
+        if (f->bufs[i].flags & ETL_BUF_FLAG_COMPRESSED)
+            compressed++;
+    snprintf(os, sizeof os, "%u.%u", h->version[0], h->version[1]);
+    snprintf(layout, sizeof layout, "%u.%u", h->version[2], h->version[3]);
+    const char *cn = etl_clock_type_name(h->clock_type);
+    if (!cn) {
+        snprintf(clock, sizeof clock, "%u", (unsigned)h->clock_type);
+        cn = clock;
+    }
+#define SET(i, field, val) (v[i].v.field = (val), v[i].set = true)
+    SET(I_FILE, s, f->path);
+    SET(I_OS_VERSION, s, os);
+    SET(I_BUILD, u, h->build);
+    SET(I_LAYOUT, s, layout);
+    SET(I_CPUS, u, h->cpus);
+    SET(I_POINTER_SIZE, u, h->pointer_size);
+    SET(I_CLOCK_TYPE, s, cn);
+    SET(I_PERF_FREQ, u, (uint64_t)h->perf_freq);
+    SET(I_CPU_MHZ, u, h->cpu_mhz);
+    SET(I_TIMER_RES, u, h->timer_resolution);
+    SET(I_START, i, h->start_time);
+    if (h->end_time != 0)
+        SET(I_END, i, h->end_time);
+    if (h->boot_time != 0)
+        SET(I_BOOT, i, h->boot_time);
+    SET(I_BUFFER_SIZE, u, h->buffer_size);
+    SET(I_BUFFERS, u, f->nbufs);
+    SET(I_COMPRESSED, u, compressed);
+    SET(I_BUFFERS_WRITTEN, u, h->buffers_written);
+    SET(I_LOG_FILE_MODE, u, h->log_file_mode);
+    SET(I_EVENTS_LOST, u, h->events_lost);
+    SET(I_BUFFERS_LOST, u, h->buffers_lost);
+    SET(I_LOGGER, s, h->logger_name);
+    SET(I_LOG_FILE, s, h->log_file_name);
+#undef SET
+    if (p->ops->begin_table(p, &etl_table_info) || p->ops->row(p, v) ||
+        p->ops->end_table(p))
+        return -1;
+    return 0;
+}

@@ -1,0 +1,256 @@
+/*
+ * stats.c - the census: events per header kind and HookId (SYSTEM, COMPACT,
+ * PERFINFO) or provider GUID (EVENT_HEADER, FULL, INSTANCE), per CPU, buffers
+ * and bytes, and the time span. Buffers are walked in file order: counting
+ * needs no merge.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view/view.h"
+
+/* At most this many distinct keys are counted one by one. */
+#define MAX_KEYS 65536u
+
+enum { S_FILE, S_SECTION, S_NAME, S_COUNT, S_BYTES, S_FIRST, S_LAST, S_COUNT_COLS };
+
+static const struct etl_column stats_cols[S_COUNT_COLS] = {
+    [S_FILE] = { "file", ETL_COL_STR, 0 },
+    [S_SECTION] = { "section", ETL_COL_NAME, -8 },
+    [S_NAME] = { "name", ETL_COL_NAME, -52 },
+    [S_COUNT] = { "count", ETL_COL_UINT, 10 },
+    [S_BYTES] = { "bytes", ETL_COL_UINT, 12 },
+    [S_FIRST] = { "first", ETL_COL_TIME, 14 },
+    [S_LAST] = { "last", ETL_COL_TIME, 14 },
+};
+
+const struct etl_table etl_table_stats = { "stat", stats_cols, S_COUNT_COLS, false };
+
+/* One census line: a count of events (or buffers) with bytes and times. */
+struct tally {
+    uint64_t count, bytes;
+    int64_t first, last;
+    bool timed;
+};
+
+/* A census key: header kind plus HookId or provider GUID. */
+struct key {
+    uint8_t kind;
+    uint8_t has_guid;
+    uint16_t hook;
+    uint8_t guid[16];
+};
+
+struct entry {
+    struct key k;
+    struct tally t;
+    bool used;
+};
+
+struct census {
+    struct entry *tab;
+    size_t cap, n;
+    struct tally other;      /* events past MAX_KEYS distinct keys */
+    struct tally total;
+    struct tally *cpu;       /* ETL_MAX_CPUS */
+    struct etl_file *f;
+    bool stop;
+    bool strict;
+};
+
+/* Adds one event of size bytes at ts to t. */
+static void tally_add(struct tally *t, uint64_t bytes, int64_t ts, bool timed)
+{
+    t->count++;
+    t->bytes += bytes;
+    if (timed) {
+        if (!t->timed || ts < t->first)
+            t->first = ts;
+        if (!t->timed || ts > t->last)
+            t->last = ts;
+        t->timed = true;
+    }
+}
+
+/* Hashes a key (FNV-1a over its bytes). */
+static size_t key_hash(const struct key *k)
+{
+    const uint8_t *p = (const uint8_t *)k;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < sizeof *k; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return (size_t)h;
+}
+
+/* Returns the entry for k, inserting it; NULL when full or out of memory. */
+static struct entry *census_find(struct census *c, const struct key *k)
+{
+    if (c->n * 2 >= c->cap) {
+        if (c->n >= MAX_KEYS)
+            goto lookup_only;
+        size_t ncap = c->cap ? c->cap * 2 : 256;
+        struct entry *nt = calloc(ncap, sizeof *nt);
+        if (!nt)
+            goto lookup_only;
+        for (size_t i = 0; i < c->cap; i++) {
+            if (!c->tab[i].used)
+                continue;
+            size_t j = key_hash(&c->tab[i].k) & (ncap - 1);
+            while (nt[j].used)
+                j = (j + 1) & (ncap - 1);
+            nt[j] = c->tab[i];
+        }
+        free(c->tab);
+        c->tab = nt;
+        c->cap = ncap;
+    }
+lookup_only:
+    if (c->cap == 0)
+        return NULL;
+    size_t j = key_hash(k) & (c->cap - 1);
+    for (size_t probes = 0; probes < c->cap; probes++) {
+        struct entry *e = &c->tab[j];
+        if (!e->used) {
+            if (c->n * 2 >= c->cap)
+                return NULL;
+            e->used = true;
+            e->k = *k;
+            c->n++;
+            return e;
+        }
+        if (memcmp(&e->k, k, sizeof *k) == 0)
+            return e;
+        j = (j + 1) & (c->cap - 1);
+    }
+    return NULL;
+}
+
+/* Counts one event. */
+static bool census_event(void *ctx, const struct etl_event *ev)
+{
+    struct census *c = ctx;
+    struct key k;
+    memset(&k, 0, sizeof k);
+    k.kind = ev->kind;
+    if (ev->flags & ETL_EV_HOOK) {
+        k.hook = ev->hook_id;
+    } else if (ev->kind != ETL_KIND_MESSAGE && (ev->flags & ETL_EV_GUID)) {
+        k.has_guid = 1;
+        memcpy(k.guid, ev->guid, 16);
+    }
+    bool timed = (ev->flags & ETL_EV_TS) != 0;
+    struct entry *e = census_find(c, &k);
+    tally_add(e ? &e->t : &c->other, ev->size, ev->ts, timed);
+    tally_add(&c->total, ev->size, ev->ts, timed);
+    tally_add(&c->cpu[ev->cpu], ev->size, ev->ts, timed);
+    if (c->strict && c->f->problems)
+        c->stop = true;
+    return !c->stop;
+}
+
+/* Orders census entries by kind name, then key. */
+static int cmp_entry(const void *a, const void *b)
+{
+    const struct entry *x = a, *y = b;
+    int r = strcmp(etl_kind_name(x->k.kind), etl_kind_name(y->k.kind));
+    if (r)
+        return r;
+    if (x->k.hook != y->k.hook)
+        return x->k.hook < y->k.hook ? -1 : 1;
+    char gx[37], gy[37];
+    etl_guid_str(x->k.guid, gx);
+    etl_guid_str(y->k.guid, gy);
+    return strcmp(gx, gy);
+}
+
+/* Prints one census row. */
+static int emit(struct etl_printer *p, struct etl_file *f, const char *section,
+                const char *name, const struct tally *t)
+{
+    struct etl_value v[S_COUNT_COLS] = { 0 };
+    v[S_FILE].v.s = f->path;
+    v[S_SECTION].v.s = section;
+    v[S_NAME].v.s = name;
+    v[S_COUNT].v.u = t->count;
+    v[S_BYTES].v.u = t->bytes;
+    v[S_FIRST].v.i = t->first;
+    v[S_LAST].v.i = t->last;
+    for (int i = 0; i <= S_BYTES; i++)
+        v[i].set = true;
+    v[S_FIRST].set = v[S_LAST].set = t->timed;
+    return p->ops->row(p, v);
+}
+
+/* Writes the census key's name: "KIND 0xHOOK", "KIND guid" or "MESSAGE -". */
+static void key_name(const struct key *k, char *out, size_t cap)
+{
+    if (k->kind == ETL_KIND_MESSAGE) {
+        snprintf(out, cap, "MESSAGE -");
+    } else if (k->has_guid) {
+        char g[37];
+        etl_guid_str(k->guid, g);
+        snprintf(out, cap, "%s %s", etl_kind_name(k->kind), g);
+    } else if (k->kind <= ETL_KIND_PERFINFO64) {
+        snprintf(out, cap, "%s 0x%04x", etl_kind_name(k->kind), (unsigned)k->hook);
+    } else {
+        snprintf(out, cap, "%s -", etl_kind_name(k->kind));
+    }
+}
+
+int etl_view_stats(struct etl_printer *p, struct etl_file *f,
+                   const struct etl_view_opts *o)
+{
+    struct census c;
+    memset(&c, 0, sizeof c);
+    c.f = f;
+    c.strict = o->strict;
+    c.cpu = calloc(ETL_MAX_CPUS, sizeof *c.cpu);
+    if (!c.cpu) {
+        etl_report(f, 0, "out of memory counting events");
+        return 0;
+    }
+    struct tally bufs = { 0 }, zbufs = { 0 };
+    struct etl_loaded l = { 0 };
+    for (size_t i = 0; i < f->nbufs && !c.stop; i++) {
+        const struct etl_buffer *b = &f->bufs[i];
+        tally_add(&bufs, b->size, 0, false);
+        if (b->flags & ETL_BUF_FLAG_COMPRESSED)
+            tally_add(&zbufs, b->size, 0, false);
+        etl_walk_buffer(f, b, &l, census_event, &c);
+        if (o->strict && f->problems)
+            break;
+    }
+    etl_loaded_free(&l);
+
+    /* Gather the used entries and sort them for a stable census. */
+    struct entry *list = malloc((c.n ? c.n : 1) * sizeof *list);
+    size_t n = 0;
+    for (size_t i = 0; list && i < c.cap; i++)
+        if (c.tab[i].used)
+            list[n++] = c.tab[i];
+    if (list)
+        qsort(list, n, sizeof *list, cmp_entry);
+    int rc = p->ops->begin_table(p, &etl_table_stats);
+    char name[80];
+    rc = rc ? rc : emit(p, f, "buffers", "all", &bufs);
+    rc = rc ? rc : emit(p, f, "buffers", "compressed", &zbufs);
+    rc = rc ? rc : emit(p, f, "total", "events", &c.total);
+    for (size_t i = 0; i < n && !rc; i++) {
+        key_name(&list[i].k, name, sizeof name);
+        rc = emit(p, f, "kind", name, &list[i].t);
+    }
+    if (!rc && c.other.count)
+        rc = emit(p, f, "kind", "other", &c.other);
+    for (unsigned i = 0; i < ETL_MAX_CPUS && !rc; i++) {
+        if (!c.cpu[i].count)
+            continue;
+        snprintf(name, sizeof name, "%u", i);
+        rc = emit(p, f, "cpu", name, &c.cpu[i]);
+    }
+    rc = rc ? rc : p->ops->end_table(p);
+    free(list);
+    free(c.tab);
+    free(c.cpu);
+    return rc;
+}

@@ -1,0 +1,118 @@
+/*
+ * switches.c - the context-switch view (the default): one row per switch in
+ * global time order, from CSwitch events and expanded compact batches alike.
+ */
+#include <stdio.h>
+
+#include "decode/cswitch.h"
+#include "decode/names.h"
+#include "view/view.h"
+
+enum {
+    W_CPU, W_TIMESTAMP, W_TIME, W_OLD_TID, W_NEW_TID, W_OLD_PRIORITY,
+    W_NEW_PRIORITY, W_OLD_STATE, W_OLD_WAIT_REASON, W_OLD_WAIT_MODE,
+    W_NEW_WAIT_TIME, W_IDEAL_CPU, W_PREV_CSTATE, W_NEW_PRI_DECREMENT,
+    W_OLD_QUANTUM, W_SOURCE, W_COMPACT_FORM, W_OLD_RANK, W_FLAGS, W_COUNT
+};
+
+static const struct etl_column switch_cols[W_COUNT] = {
+    [W_CPU] = { "cpu", ETL_COL_UINT, 3 },
+    [W_TIMESTAMP] = { "timestamp", ETL_COL_INT, 0 },
+    [W_TIME] = { "time", ETL_COL_TIME, 15 },
+    [W_OLD_TID] = { "old_tid", ETL_COL_UINT, 7 },
+    [W_NEW_TID] = { "new_tid", ETL_COL_UINT, 7 },
+    [W_OLD_PRIORITY] = { "old_priority", ETL_COL_INT, 12 },
+    [W_NEW_PRIORITY] = { "new_priority", ETL_COL_INT, 12 },
+    [W_OLD_STATE] = { "old_state", ETL_COL_NAME, -23 },
+    [W_OLD_WAIT_REASON] = { "old_wait_reason", ETL_COL_NAME, -17 },
+    [W_OLD_WAIT_MODE] = { "old_wait_mode", ETL_COL_NAME, -13 },
+    [W_NEW_WAIT_TIME] = { "new_wait_time", ETL_COL_UINT, 13 },
+    [W_IDEAL_CPU] = { "ideal_cpu", ETL_COL_UINT, 9 },
+    [W_PREV_CSTATE] = { "prev_cstate", ETL_COL_UINT, 11 },
+    [W_NEW_PRI_DECREMENT] = { "new_priority_decrement", ETL_COL_INT, 0 },
+    [W_OLD_QUANTUM] = { "old_remaining_quantum", ETL_COL_INT, 0 },
+    [W_SOURCE] = { "source", ETL_COL_NAME, -7 },
+    [W_COMPACT_FORM] = { "compact_form", ETL_COL_NAME, 0 },
+    [W_OLD_RANK] = { "old_rank", ETL_COL_UINT, 0 },
+    [W_FLAGS] = { "flags", ETL_COL_HEX16, 0 },
+};
+
+const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false };
+
+static const char *const form_names[] = { "idle_short", "idle", "lite", "full" };
+
+/* Sets cell c to a name from lookup, or to the number when it has none. */
+static void set_name(struct etl_value *c, const char *name, unsigned num, char *buf,
+                     size_t cap)
+{
+    if (!name) {
+        snprintf(buf, cap, "%u", num);
+        name = buf;
+    }
+    c->v.s = name;
+    c->set = true;
+}
+
+int etl_view_switches(struct etl_printer *p, struct etl_file *f,
+                      const struct etl_view_opts *o)
+{
+    struct etl_streams s;
+    if (!etl_streams_init(&s, f)) {
+        etl_report(f, 0, "out of memory ordering buffers");
+        return 0;
+    }
+    struct etl_switch_reader *r = etl_switch_reader_new(f, &s, o->max_wait_reason);
+    if (!r) {
+        etl_streams_free(&s);
+        etl_report(f, 0, "out of memory reading switches");
+        return 0;
+    }
+    int rc = p->ops->begin_table(p, &etl_table_switches);
+    struct etl_switch sw;
+    char b1[8], b2[8], b3[8];
+    while (rc == 0 && etl_switch_next(r, &sw)) {
+        struct etl_value v[W_COUNT] = { 0 };
+        uint32_t h = sw.has;
+#define SET(i, field, val, cond) (v[i].v.field = (val), v[i].set = (cond))
+        SET(W_CPU, u, sw.cpu, true);
+        SET(W_TIMESTAMP, i, sw.ts, true);
+        SET(W_TIME, i, sw.ts, true);
+        SET(W_OLD_TID, u, sw.old_tid, h & SW_OLD_TID);
+        SET(W_NEW_TID, u, sw.new_tid, h & SW_NEW_TID);
+        SET(W_OLD_PRIORITY, i, sw.old_priority, h & SW_OLD_PRIORITY);
+        SET(W_NEW_PRIORITY, i, sw.new_priority, h & SW_NEW_PRIORITY);
+        if (h & SW_OLD_STATE)
+            set_name(&v[W_OLD_STATE], etl_thread_state_name(sw.old_state),
+                     sw.old_state, b1, sizeof b1);
+        if (h & SW_OLD_WAIT_REASON)
+            set_name(&v[W_OLD_WAIT_REASON], etl_wait_reason_name(sw.old_wait_reason),
+                     sw.old_wait_reason, b2, sizeof b2);
+        if (h & SW_OLD_WAIT_MODE)
+            set_name(&v[W_OLD_WAIT_MODE], etl_wait_mode_name(sw.old_wait_mode),
+                     sw.old_wait_mode, b3, sizeof b3);
+        SET(W_NEW_WAIT_TIME, u, sw.new_wait_time, h & SW_NEW_WAIT_TIME);
+        SET(W_IDEAL_CPU, u, sw.ideal_cpu, h & SW_IDEAL_CPU);
+        SET(W_PREV_CSTATE, u, sw.prev_cstate, h & SW_PREV_CSTATE);
+        SET(W_NEW_PRI_DECREMENT, i, sw.new_priority_decrement, h & SW_NEW_PRI_DECREMENT);
+        SET(W_OLD_QUANTUM, i, sw.old_remaining_quantum, h & SW_OLD_QUANTUM);
+        SET(W_SOURCE, s, sw.source == ETL_SW_COMPACT ? "compact" : "cswitch", true);
+        SET(W_COMPACT_FORM, s, sw.form < 4 ? form_names[sw.form] : "", sw.form < 4);
+        SET(W_OLD_RANK, u, sw.old_rank, h & SW_OLD_RANK);
+        SET(W_FLAGS, u, sw.flags, h & SW_FLAGS);
+#undef SET
+        rc = p->ops->row(p, v);
+        if (o->strict && f->problems)
+            break;
+    }
+    rc = rc ? rc : p->ops->end_table(p);
+    const struct etl_switch_stats *st = etl_switch_reader_stats(r);
+    if (st->implausible_states)
+        etl_report(f, 0,
+                   "%llu compact switches decode to impossible thread states with "
+                   "MaximumWaitReason 0x%x (build %u); try --max-wait-reason",
+                   (unsigned long long)st->implausible_states,
+                   etl_switch_reader_bias(r), (unsigned)f->hdr.build);
+    etl_switch_reader_free(r);
+    etl_streams_free(&s);
+    return rc;
+}

@@ -1,0 +1,32 @@
+/*
+ * view.h - what etldump shows of a file: the trace info, the census, every
+ * event, or the context switches. A view reads through the ETL reader and
+ * decoders and hands typed rows to a printer; it never formats anything.
+ */
+#ifndef ETLDUMP_VIEW_H
+#define ETLDUMP_VIEW_H
+
+#include <stdbool.h>
+
+#include "etl/etl.h"
+#include "print/printer.h"
+
+struct etl_view_opts {
+    unsigned max_wait_reason;   /* 0: from the build */
+    bool strict;                /* stop at the first problem */
+};
+
+/* Each returns 0, or -1 after a write error (the printer's output keeps errno). */
+int etl_view_info(struct etl_printer *p, struct etl_file *f);
+int etl_view_stats(struct etl_printer *p, struct etl_file *f,
+                   const struct etl_view_opts *o);
+int etl_view_events(struct etl_printer *p, struct etl_file *f,
+                    const struct etl_view_opts *o);
+int etl_view_switches(struct etl_printer *p, struct etl_file *f,
+                      const struct etl_view_opts *o);
+
+/* The tables each view prints (their column names are a public contract). */
+extern const struct etl_table etl_table_info, etl_table_stats,
+    etl_table_events, etl_table_switches;
+
+#endif
