@@ -12,6 +12,7 @@ VERSION = 0.1
 
 .DEFAULT_GOAL := all
 .PHONY: all check demo install uninstall clean fuzz bench deps
+.SECONDARY:
 
 ifndef ETLDUMP_DEPS_OK
 # First pass: check (and install) dependencies, then build in a fresh make so

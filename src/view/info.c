@@ -12,7 +12,7 @@ enum {
     I_CLOCK_TYPE, I_PERF_FREQ, I_CPU_MHZ, I_TIMER_RES, I_START, I_END,
     I_BOOT, I_BUFFER_SIZE, I_BUFFERS, I_COMPRESSED, I_BUFFERS_WRITTEN,
     I_LOG_FILE_MODE, I_EVENTS_LOST, I_BUFFERS_LOST, I_LOGGER, I_LOG_FILE,
-    I_COUNT
+    I_START_RAW, I_END_RAW, I_COUNT
 };
 
 static const struct etl_column info_cols[I_COUNT] = {
@@ -38,6 +38,8 @@ static const struct etl_column info_cols[I_COUNT] = {
     [I_BUFFERS_LOST] = { "buffers_lost", ETL_COL_UINT, 0 },
     [I_LOGGER] = { "logger_name", ETL_COL_STR, 0 },
     [I_LOG_FILE] = { "log_file_name", ETL_COL_STR, 0 },
+    [I_START_RAW] = { "start_filetime", ETL_COL_UINT, 0 },
+    [I_END_RAW] = { "end_filetime", ETL_COL_UINT, 0 },
 };
 
 const struct etl_table etl_table_info = { "trace", info_cols, I_COUNT, true };
@@ -83,6 +85,8 @@ int etl_view_info(struct etl_printer *p, struct etl_file *f)
     SET(I_BUFFERS_LOST, u, h->buffers_lost);
     SET(I_LOGGER, s, h->logger_name);
     SET(I_LOG_FILE, s, h->log_file_name);
+    SET(I_START_RAW, u, (uint64_t)h->start_time);
+    SET(I_END_RAW, u, (uint64_t)h->end_time);
 #undef SET
     if (p->ops->begin_table(p, &etl_table_info) || p->ops->row(p, v) ||
         p->ops->end_table(p))

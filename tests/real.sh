@@ -1,0 +1,80 @@
+#!/bin/sh
+# Real traces recorded on Windows (../shared/samples/real, beside the project):
+# etldump's census must equal the independent census in EXPECTED.json, kind by
+# kind; every file must exit 0; --events=all timestamps never go backwards.
+# Usage: tests/real.sh ETLDUMP [DIR]
+set -u
+etldump=$1
+dir=${2:-$(dirname "$0")/../../shared/samples/real}
+pass=0 fail=0
+if [ ! -f "$dir/EXPECTED.json" ]; then
+    echo "real: SKIPPED: $dir/EXPECTED.json not found (the real traces live beside the project in shared/samples/real)"
+    echo "real: 0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "real: FAIL: $*"; }
+
+n=$(jq length "$dir/EXPECTED.json")
+i=0
+while [ "$i" -lt "$n" ]; do
+    jq ".[$i]" "$dir/EXPECTED.json" > "$tmp/want.json"
+    name=$(jq -r .file "$tmp/want.json")
+    f=$dir/$name
+    i=$((i + 1))
+
+    "$etldump" --stats --format=json "$f" > "$tmp/stats.json" 2> "$tmp/err"
+    rc=$?
+    [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && ok || bad "$name: --stats exit $rc: $(head -n 3 "$tmp/err")"
+    "$etldump" --info --format=json "$f" > "$tmp/info.json" 2> "$tmp/err" || bad "$name: --info failed"
+
+    # Our census, in the shape of EXPECTED.json.
+    jq -s --slurpfile info "$tmp/info.json" '
+      def clock: {"RAW":0,"PERFCOUNTER":1,"SYSTEMTIME":2,"CPUCYCLE":3}[.];
+      {
+        buffers: (map(select(.section=="buffers" and .name=="all"))[0].count),
+        compressed_buffers: (map(select(.section=="buffers" and .name=="compressed"))[0].count),
+        events: (map(select(.section=="total"))[0].count),
+        events_per_cpu: (map(select(.section=="cpu") | {(.name): .count}) | add // {}),
+        counts: (map(select(.section=="kind") | {(.name | sub(" -$"; " -")): .count}) | add // {}),
+        header: ($info[0] | {
+          buffer_size, build, cpus,
+          log_file_mode: (.log_file_mode | ltrimstr("0x") | ascii_downcase | explode
+                          | map(if . >= 97 then . - 87 else . - 48 end)
+                          | reduce .[] as $d (0; . * 16 + $d)),
+          buffers_written, pointer_size, events_lost, perf_freq,
+          start_time: .start_filetime, clock_type: (.clock_type | clock), buffers_lost })
+      }' "$tmp/stats.json" > "$tmp/got.json"
+    jq '{buffers, compressed_buffers, events, events_per_cpu, counts, header}' \
+        "$tmp/want.json" > "$tmp/want2.json"
+    # jq reads numbers as doubles: compare the 64-bit start time as text.
+    want_start=$(grep -o '"start_time": *[0-9]*' "$dir/EXPECTED.json" | sed -n "${i}p" | tr -dc 0-9)
+    got_start=$("$etldump" --info --format=csv "$f" | awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "start_filetime") c = k }
+                                                           NR == 2 { print $c }' | tr -dc 0-9)
+    [ "$want_start" = "$got_start" ] && ok || bad "$name: start_time $got_start, want $want_start"
+    for key in buffers compressed_buffers events events_per_cpu counts header; do
+        if jq -e --slurpfile w "$tmp/want2.json" ".${key} == \$w[0].${key}" "$tmp/got.json" >/dev/null; then
+            ok
+        else
+            bad "$name: $key differs: got $(jq -c ".${key}" "$tmp/got.json") want $(jq -c ".${key}" "$tmp/want2.json")"
+        fi
+    done
+
+    # Every event in time order: timestamps never go backwards.
+    "$etldump" --events=all --format=csv --time=raw "$f" > "$tmp/ev.csv" 2>/dev/null
+    rc=$?
+    back=$(awk -F, 'NR > 1 && $2 != "" { if (seen && $2 + 0 < last + 0) r++; last = $2; seen = 1 }
+                     END { print r + 0 }' "$tmp/ev.csv")
+    rows=$(($(wc -l < "$tmp/ev.csv") - 1))
+    want_rows=$(jq .events "$tmp/want.json")
+    if [ "$rc" -eq 0 ] && [ "$back" -eq 0 ] && [ "$rows" -eq "$want_rows" ]; then
+        ok
+    else
+        bad "$name: --events=all exit $rc, $rows rows (want $want_rows), $back timestamps go backwards"
+    fi
+done
+echo "real: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,493 @@
+/*
+ * test_reader.c - the byte cursor, every trace-header kind, the logfile
+ * header in its 32- and 64-bit layouts, the buffer walk (end of events,
+ * filler, damaged records) and the per-CPU order and merge.
+ */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cursor.h"
+#include "etl/etl.h"
+
+/* --- a little byte builder ---------------------------------------------- */
+
+struct bytes {
+    uint8_t d[70000];
+    size_t n;
+};
+
+static void b8(struct bytes *b, uint32_t v) { b->d[b->n++] = (uint8_t)v; }
+static void b16(struct bytes *b, uint32_t v) { b8(b, v & 0xFF); b8(b, (v >> 8) & 0xFF); }
+static void b32(struct bytes *b, uint32_t v) { b16(b, v & 0xFFFF); b16(b, v >> 16); }
+static void b64(struct bytes *b, uint64_t v) { b32(b, (uint32_t)v); b32(b, (uint32_t)(v >> 32)); }
+static void bfill(struct bytes *b, uint8_t v, size_t n) { memset(b->d + b->n, v, n); b->n += n; }
+static void set16(struct bytes *b, size_t at, uint32_t v) { b->d[at] = (uint8_t)v; b->d[at + 1] = (uint8_t)(v >> 8); }
+static void set32(struct bytes *b, size_t at, uint32_t v) { set16(b, at, v & 0xFFFF); set16(b, at + 2, v >> 16); }
+static void balign8(struct bytes *b) { while (b->n % 8) b8(b, 0); }
+
+/* Parses the single record at the start of b. */
+static enum etl_parse_status parse1(const struct bytes *b, struct etl_event *ev, size_t *next)
+{
+    const char *why = NULL;
+    return etl_parse_event(b->d, b->n, 0, ev, next, &why);
+}
+
+/* --- cursor -------------------------------------------------------------- */
+
+START_TEST(cursor_bounds)
+{
+    static const uint8_t d[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+    struct etl_cursor c = etl_cur_make(d, sizeof d);
+    ck_assert_uint_eq(etl_cur_u16(&c), 0x0201);
+    ck_assert_uint_eq(etl_cur_u32(&c), 0x06050403);
+    ck_assert(etl_cur_ok(&c));
+    ck_assert_uint_eq(etl_cur_u32(&c), 0); /* 3 bytes left: fails */
+    ck_assert(!etl_cur_ok(&c));
+    ck_assert_uint_eq(etl_cur_u8(&c), 0);  /* sticky */
+    c = etl_cur_make(d, sizeof d);
+    ck_assert_uint_eq(etl_cur_u64(&c), 0x0807060504030201ULL);
+    struct etl_cursor s = etl_cur_sub(&c, 2);
+    ck_assert(!etl_cur_ok(&s) && !etl_cur_ok(&c));
+    c = etl_cur_make(d, sizeof d);
+    etl_cur_skip(&c, 7);
+    s = etl_cur_sub(&c, 2);
+    ck_assert_uint_eq(etl_cur_u16(&s), 0x0908);
+    ck_assert_uint_eq(etl_cur_left(&c), 0);
+    etl_cur_skip(&c, SIZE_MAX); /* no overflow */
+    ck_assert(!etl_cur_ok(&c));
+}
+END_TEST
+
+/* --- trace headers ------------------------------------------------------- */
+
+START_TEST(header_system_and_compact)
+{
+    for (unsigned ht = 1; ht <= 4; ht++) {
+        struct bytes b = { .n = 0 };
+        size_t fixed = ht <= 2 ? 0x20 : 0x18;
+        b16(&b, 3); b8(&b, ht); b8(&b, 0xC0);
+        b16(&b, (uint32_t)fixed + 5); b16(&b, 0x0301);
+        b32(&b, 77); b32(&b, 88); b64(&b, 123456789);
+        if (ht <= 2) { b32(&b, 1); b32(&b, 2); }
+        bfill(&b, 0xAB, 5);
+        struct etl_event ev;
+        size_t next;
+        ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+        ck_assert_uint_eq(ev.hook_id, 0x0301);
+        ck_assert_uint_eq(ev.version, 3);
+        ck_assert_uint_eq(ev.tid, 77);
+        ck_assert_uint_eq(ev.pid, 88);
+        ck_assert_int_eq(ev.ts, 123456789);
+        ck_assert_uint_eq(ev.data_len, 5);
+        ck_assert_uint_eq(ev.data[0], 0xAB);
+        ck_assert_uint_eq(next, (fixed + 5 + 7) & ~7u);
+        ck_assert_uint_eq(ev.ptr_size, ht % 2 ? 4 : 8);
+        static const char *const names[] = { "", "SYSTEM32", "SYSTEM64", "COMPACT32",
+                                             "COMPACT64" };
+        ck_assert_str_eq(etl_kind_name(ev.kind), names[ht]);
+    }
+}
+END_TEST
+
+START_TEST(header_perfinfo_ext_items)
+{
+    /* PEBS flag and 3 PMC counters: data after 0x10 + 8 + 24 bytes. */
+    struct bytes b = { .n = 0 };
+    b16(&b, 0x8000 | 0x0300 | 4); b8(&b, 0x11); b8(&b, 0xC0);
+    b16(&b, 0x10 + 32 + 0x18); b16(&b, 0x0524);
+    b64(&b, 42);
+    b64(&b, 0x1111); b64(&b, 1); b64(&b, 2); b64(&b, 3);
+    bfill(&b, 0xCD, 0x18);
+    struct etl_event ev;
+    size_t next;
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+    ck_assert_str_eq(etl_kind_name(ev.kind), "PERFINFO64");
+    ck_assert_uint_eq(ev.version, 4);
+    ck_assert_uint_eq(ev.pebs, 1);
+    ck_assert_uint_eq(ev.pmc_count, 3);
+    ck_assert_uint_eq(ev.data_len, 0x18);
+    ck_assert_uint_eq(ev.data[0], 0xCD);
+    ck_assert_uint_eq(etl_le64(ev.ext), 0x1111);
+    ck_assert(!(ev.flags & ETL_EV_TID));
+    /* Items that do not fit the record are damage. */
+    set16(&b, 4, 0x20);
+    const char *why = NULL;
+    ck_assert_int_eq(etl_parse_event(b.d, b.n, 0, &ev, &next, &why), ETL_PARSE_BAD);
+}
+END_TEST
+
+START_TEST(header_full_and_instance)
+{
+    static const uint8_t guid[16] = { 0x91, 0xee, 0x79, 0x9b, 0xfd, 0xb5, 0xc0, 0x41,
+                                      0xa2, 0x43, 0x42, 0x48, 0xe2, 0x66, 0xe9, 0xd0 };
+    for (int inst = 0; inst < 2; inst++) {
+        struct bytes b = { .n = 0 };
+        size_t fixed = inst ? 0x48 : 0x30;
+        b16(&b, (uint32_t)fixed + 4); b8(&b, inst ? 0x15 : 0x0A); b8(&b, 0xC0);
+        b8(&b, 33); b8(&b, 4); b16(&b, 2);
+        b32(&b, 5); b32(&b, 6); b64(&b, 99);
+        memcpy(b.d + b.n, guid, 16); b.n += 16;
+        b64(&b, 0);
+        if (inst) bfill(&b, 0, 0x18);
+        b32(&b, 0xDEADBEEF);
+        struct etl_event ev;
+        size_t next;
+        ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+        ck_assert_str_eq(etl_kind_name(ev.kind), inst ? "INSTANCE64" : "FULL32");
+        ck_assert_uint_eq(ev.opcode, 33);
+        ck_assert_uint_eq(ev.version, 2);
+        ck_assert_int_eq(ev.ts, 99);
+        ck_assert(ev.flags & ETL_EV_GUID);
+        char g[37];
+        etl_guid_str(ev.guid, g);
+        ck_assert_str_eq(g, "9b79ee91-b5fd-41c0-a243-4248e266e9d0");
+        ck_assert_uint_eq(ev.data_len, 4);
+    }
+}
+END_TEST
+
+/* Appends an EVENT_HEADER with `items` extended items and `user` data bytes. */
+static void event_header(struct bytes *b, int items, size_t user)
+{
+    size_t start = b->n;
+    b16(b, 0); b16(b, 0xC013); b16(b, items ? 1 : 0); b16(b, 0);
+    b32(b, 10); b32(b, 20); b64(b, 555);
+    bfill(b, 0x11, 16);
+    b16(b, 301); b8(b, 1); b8(b, 0); b8(b, 4); b8(b, 7); b16(b, 0); b64(b, 0);
+    b64(b, 0); bfill(b, 0, 16);
+    for (int i = 0; i < items; i++) {
+        size_t ds = 11 + 12 * (size_t)i;
+        size_t total = 8 + ((ds + 7) & ~(size_t)7);
+        b16(b, (uint32_t)total); b16(b, 11); b16(b, i + 1 < items); b16(b, (uint32_t)ds);
+        bfill(b, 0x22, total - 8);
+    }
+    bfill(b, 0x33, user);
+    set16(b, start, (uint32_t)(b->n - start));
+}
+
+START_TEST(header_event_header_items)
+{
+    struct bytes b = { .n = 0 };
+    event_header(&b, 3, 9);
+    struct etl_event ev;
+    size_t next;
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+    ck_assert_str_eq(etl_kind_name(ev.kind), "EVENT_HEADER64");
+    ck_assert_uint_eq(ev.event_id, 301);
+    ck_assert_uint_eq(ev.version, 1);
+    ck_assert_uint_eq(ev.opcode, 7);
+    ck_assert_uint_eq(ev.tid, 10);
+    ck_assert_uint_eq(ev.pid, 20);
+    ck_assert_uint_eq(ev.data_len, 9);
+    ck_assert_uint_eq(ev.data[0], 0x33);
+    /* An item claiming more than the record holds is damage. */
+    set16(&b, 0x50, 0x4000);
+    const char *why = NULL;
+    ck_assert_int_eq(etl_parse_event(b.d, b.n, 0, &ev, &next, &why), ETL_PARSE_BAD);
+    ck_assert(why != NULL);
+}
+END_TEST
+
+START_TEST(header_message)
+{
+    /* OptionFlags: sequence, GUID, timestamp, tid/pid. */
+    struct bytes b = { .n = 0 };
+    b16(&b, 8 + 4 + 16 + 8 + 8 + 3); b8(&b, 0); b8(&b, 0x90);
+    b16(&b, 12); b16(&b, 0x0001 | 0x0002 | 0x0008 | 0x0020);
+    b32(&b, 1); bfill(&b, 0x44, 16); b64(&b, 777); b32(&b, 3); b32(&b, 4);
+    bfill(&b, 0, 3);
+    struct etl_event ev;
+    size_t next;
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+    ck_assert_str_eq(etl_kind_name(ev.kind), "MESSAGE");
+    ck_assert_uint_eq(ev.event_id, 12);
+    ck_assert_int_eq(ev.ts, 777);
+    ck_assert_uint_eq(ev.tid, 3);
+    ck_assert(ev.flags & ETL_EV_GUID);
+    ck_assert(!(ev.flags & ETL_EV_HOOK));
+    ck_assert_uint_eq(ev.data_len, 3);
+}
+END_TEST
+
+START_TEST(header_damage_and_end)
+{
+    struct bytes b = { .n = 0 };
+    struct etl_event ev;
+    size_t next;
+    const char *why = NULL;
+    bfill(&b, 0xFF, 16);
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_END);      /* filler */
+    b.n = 3;
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_END);      /* too few */
+    b.n = 0;
+    b32(&b, 0x40020002); b32(&b, 0x20);
+    bfill(&b, 0, 24);
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_BAD);      /* no 0x80 */
+    set32(&b, 0, 0xC00C0000);
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_BAD);      /* type 0x0C */
+    set32(&b, 0, 0xC0020002); set16(&b, 4, 0x10);
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_BAD);      /* < header */
+    set16(&b, 4, 0x40);
+    ck_assert_int_eq(etl_parse_event(b.d, b.n, 0, &ev, &next, &why), ETL_PARSE_BAD);
+    ck_assert(strstr(why, "past the end") != NULL);
+    set32(&b, 0, 0xB0000010);
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_BAD);      /* ULONG32_TIME */
+}
+END_TEST
+
+/* --- logfile header and files ------------------------------------------- */
+
+/* Appends a logfile-header event in the 32- (ptr 4) or 64-bit layout. */
+static void logfile_event(struct bytes *b, unsigned ptr, uint32_t bufsize, uint32_t mode)
+{
+    size_t start = b->n;
+    b16(b, 2); b8(b, ptr == 4 ? 1 : 2); b8(b, 0xC0); b16(b, 0); b16(b, 0);
+    b32(b, 1); b32(b, 2); b64(b, 5000);              /* tid, pid, T0 */
+    b32(b, 0); b32(b, 0);
+    b32(b, bufsize);                                 /* BufferSize */
+    b8(b, 10); b8(b, 0); b8(b, 1); b8(b, 5);         /* Version */
+    b32(b, 19041); b32(b, 6);                        /* build, CPUs */
+    b64(b, 132392018761387363ULL);                   /* EndTime */
+    b32(b, 156250); b32(b, 0); b32(b, mode);         /* TimerRes, MaxSize, mode */
+    b32(b, 3); b32(b, 1); b32(b, ptr); b32(b, 7);    /* written, start, ptr, lost */
+    b32(b, 3000);                                    /* MHz */
+    bfill(b, 0, 2 * ptr);                            /* LoggerName, LogFileName */
+    b32(b, (uint32_t)-60); bfill(b, 0, 0xAC - 4);    /* TimeZone */
+    b32(b, 0);                                       /* alignment */
+    b64(b, 132390000000000000ULL);                   /* BootTime */
+    b64(b, 10000000);                                /* PerfFreq */
+    b64(b, 132392018711387363ULL);                   /* StartTime */
+    b32(b, 1); b32(b, 9);                            /* clock, BuffersLost */
+    b16(b, 'L'); b16(b, 'g'); b16(b, 0);
+    b16(b, 'C'); b16(b, ':'); b16(b, 0xE9); b16(b, 0xD83D); b16(b, 0xDE00); b16(b, 0);
+    set16(b, start + 4, (uint32_t)(b->n - start));
+    balign8(b);
+}
+
+START_TEST(logfile_both_layouts)
+{
+    for (unsigned ptr = 4; ptr <= 8; ptr += 4) {
+        struct bytes b = { .n = 0 };
+        logfile_event(&b, ptr, 65536, 0x10001);
+        struct etl_event ev;
+        size_t next;
+        ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+        struct etl_logfile h;
+        ck_assert(etl_parse_logfile(&ev, &h));
+        ck_assert_uint_eq(h.buffer_size, 65536);
+        ck_assert_uint_eq(h.version[0], 10);
+        ck_assert_uint_eq(h.version[3], 5);
+        ck_assert_uint_eq(h.build, 19041);
+        ck_assert_uint_eq(h.cpus, 6);
+        ck_assert_uint_eq(h.pointer_size, ptr);
+        ck_assert_uint_eq(h.events_lost, 7);
+        ck_assert_uint_eq(h.cpu_mhz, 3000);
+        ck_assert_int_eq(h.tz_bias, -60);
+        ck_assert_int_eq(h.perf_freq, 10000000);
+        ck_assert_int_eq(h.start_time, 132392018711387363LL);
+        ck_assert_int_eq(h.end_time, 132392018761387363LL);
+        ck_assert_int_eq(h.boot_time, 132390000000000000LL);
+        ck_assert_uint_eq(h.clock_type, 1);
+        ck_assert_uint_eq(h.buffers_lost, 9);
+        ck_assert_uint_eq(h.log_file_mode, 0x10001);
+        ck_assert_int_eq(h.t0, 5000);
+        ck_assert_str_eq(h.logger_name, "Lg");
+        ck_assert_str_eq(h.log_file_name, "C:\xc3\xa9\xf0\x9f\x98\x80");
+    }
+}
+END_TEST
+
+/* Appends a buffer header for `cpu` with `seq`; returns its start. */
+static size_t buffer_start(struct bytes *b, uint32_t size, uint64_t seq, unsigned cpu,
+                           unsigned flags, unsigned type)
+{
+    size_t at = b->n;
+    b32(b, size); b32(b, 0); b32(b, 0); b32(b, 0);
+    b64(b, 0); b64(b, seq); b64(b, 0);
+    b16(b, cpu); b16(b, 0); b32(b, 3); b32(b, 0);
+    b16(b, flags | 0x20); b16(b, type);
+    bfill(b, 0, 16);
+    return at;
+}
+
+/* Appends a PERFINFO64 event with HookId `hook` at time ts. */
+static void perfinfo(struct bytes *b, unsigned hook, int64_t ts)
+{
+    b16(b, 2); b8(b, 0x11); b8(b, 0xC0); b16(b, 0x18); b16(b, hook);
+    b64(b, (uint64_t)ts); b64(b, 0);
+}
+
+/* Closes a buffer: SavedOffset and Offset, 0xFF filler to its size. */
+static void buffer_end(struct bytes *b, size_t at, uint32_t size, uint32_t saved,
+                       uint32_t offset)
+{
+    set32(b, at + 4, saved ? saved : (uint32_t)(b->n - at));
+    set32(b, at + 0x30, offset ? offset : (uint32_t)(b->n - at));
+    bfill(b, 0xFF, at + size - b->n);
+}
+
+struct collected {
+    int64_t ts[64];
+    unsigned cpu[64];
+    unsigned hook[64];
+    int n;
+};
+
+static bool collect(void *ctx, const struct etl_event *ev)
+{
+    struct collected *c = ctx;
+    if (c->n < 64) {
+        c->ts[c->n] = ev->ts;
+        c->cpu[c->n] = ev->cpu;
+        c->hook[c->n] = ev->hook_id;
+        c->n++;
+    }
+    return true;
+}
+
+struct diag_log {
+    int count;
+    uint64_t offset;
+};
+
+static void diag_cb(void *ctx, uint64_t offset, const char *msg)
+{
+    (void)msg;
+    struct diag_log *l = ctx;
+    if (l->count++ == 0)
+        l->offset = offset;
+}
+
+/* Writes b to a temporary file; returns its path (static buffer). */
+static const char *write_temp(const struct bytes *b)
+{
+    static char path[64];
+    strcpy(path, "/tmp/etldump-test-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, b->d, b->n), (ssize_t)b->n);
+    close(fd);
+    return path;
+}
+
+/* A header buffer and four event buffers of two CPUs in wrapped file order. */
+static void build_file(struct bytes *b)
+{
+    b->n = 0;
+    size_t at = buffer_start(b, 1024, 0, 0, 1, 4);
+    logfile_event(b, 8, 1024, 2);
+    /* An event between SavedOffset and Offset (spec 2.1) must be read. */
+    uint32_t saved = (uint32_t)(b->n - at);
+    b16(b, 2); b8(b, 2); b8(b, 0xC0); b16(b, 0x20); b16(b, 0x0050);
+    bfill(b, 0, 8); b64(b, 5000); bfill(b, 0, 8);
+    buffer_end(b, at, 1024, saved, (uint32_t)(b->n - at));
+    struct { uint64_t seq; unsigned cpu; int64_t t0; } bufs[] = {
+        { 3, 1, 6000 }, { 4, 0, 7000 }, { 1, 0, 5100 }, { 2, 1, 5500 },
+    };
+    for (size_t i = 0; i < 4; i++) {
+        at = buffer_start(b, 1024, bufs[i].seq, bufs[i].cpu, 0, 0);
+        for (int k = 0; k < 3; k++)
+            perfinfo(b, 0x0100 + (unsigned)(bufs[i].seq * 10) + (unsigned)k,
+                     bufs[i].t0 + 100 * k);
+        buffer_end(b, at, 1024, 0, 0);
+    }
+}
+
+START_TEST(file_order_and_merge)
+{
+    static struct bytes b;
+    build_file(&b);
+    const char *path = write_temp(&b);
+    struct etl_file f;
+    struct diag_log log = { 0 };
+    ck_assert_int_eq(etl_open(&f, path, diag_cb, &log), ETL_OPEN_OK);
+    ck_assert_uint_eq(f.nbufs, 5);
+    ck_assert_uint_eq(f.hdr.log_file_mode, 2);
+    struct etl_streams s;
+    ck_assert(etl_streams_init(&s, &f));
+    ck_assert_uint_eq(s.ncpu, 2);
+    struct collected c = { .n = 0 };
+    etl_merge_events(&s, collect, &c);
+    ck_assert_int_eq(log.count, 0);
+    ck_assert_int_eq(c.n, 2 + 12);
+    ck_assert_uint_eq(c.hook[0], 0x0000);
+    ck_assert_uint_eq(c.hook[1], 0x0050);  /* found past SavedOffset */
+    for (int i = 3; i < c.n; i++)
+        ck_assert_int_ge(c.ts[i], c.ts[i - 1]);
+    ck_assert_uint_eq(c.hook[2], 0x0100 + 10);  /* seq 1 first */
+    ck_assert_uint_eq(c.hook[c.n - 1], 0x0100 + 42);
+    etl_streams_free(&s);
+    etl_close(&f);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(file_damage)
+{
+    static struct bytes b;
+    build_file(&b);
+    /* Damage the second event of the third buffer (offset 1024*3 + 0x48 + 0x18). */
+    size_t bad = 1024 * 3 + 0x48 + 0x18;
+    set32(&b, bad, 0x12345678);
+    const char *path = write_temp(&b);
+    struct etl_file f;
+    struct diag_log log = { 0 };
+    ck_assert_int_eq(etl_open(&f, path, diag_cb, &log), ETL_OPEN_OK);
+    struct etl_streams s;
+    ck_assert(etl_streams_init(&s, &f));
+    struct collected c = { .n = 0 };
+    etl_merge_events(&s, collect, &c);
+    ck_assert_int_eq(log.count, 1);
+    ck_assert_uint_eq(log.offset, bad);
+    ck_assert_int_eq(c.n, 2 + 12 - 2);   /* the rest of that buffer is skipped */
+    etl_streams_free(&s);
+    etl_close(&f);
+
+    /* Truncated: the last buffer loses its tail; earlier events still read. */
+    b.n -= 1024 - 0x48 - 0x18 - 4;
+    path = write_temp(&b);
+    log.count = 0;
+    ck_assert_int_eq(etl_open(&f, path, diag_cb, &log), ETL_OPEN_OK);
+    ck_assert_int_eq(log.count, 1);
+    ck_assert_uint_eq(log.offset, 1024 * 4);
+    ck_assert(etl_streams_init(&s, &f));
+    c.n = 0;
+    etl_merge_events(&s, collect, &c);
+    ck_assert_int_eq(c.n, 2 + 12 - 2 - 2); /* damage above, and the cut */
+    etl_streams_free(&s);
+    etl_close(&f);
+
+    /* Not ETL at all. */
+    memset(b.d, 'x', 4096);
+    b.n = 4096;
+    path = write_temp(&b);
+    ck_assert_int_eq(etl_open(&f, path, diag_cb, &log), ETL_OPEN_NOT_ETL);
+    unlink(path);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("reader");
+    TCase *tc = tcase_create("reader");
+    tcase_add_test(tc, cursor_bounds);
+    tcase_add_test(tc, header_system_and_compact);
+    tcase_add_test(tc, header_perfinfo_ext_items);
+    tcase_add_test(tc, header_full_and_instance);
+    tcase_add_test(tc, header_event_header_items);
+    tcase_add_test(tc, header_message);
+    tcase_add_test(tc, header_damage_and_end);
+    tcase_add_test(tc, logfile_both_layouts);
+    tcase_add_test(tc, file_order_and_merge);
+    tcase_add_test(tc, file_damage);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
