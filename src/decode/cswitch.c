@@ -67,12 +67,13 @@ bool etl_decode_cswitch(const struct etl_event *ev, struct etl_switch *sw)
     sw->ideal_cpu = d[CS_IDEAL];
     sw->has = SW_OLD_TID | SW_NEW_TID | SW_OLD_PRIORITY | SW_NEW_PRIORITY | SW_OLD_STATE |
               SW_OLD_WAIT_REASON | SW_OLD_WAIT_MODE | SW_IDEAL_CPU;
-    /* Byte 10 is the previous C-state only when the idle thread is leaving;
-     * otherwise it is the old thread's rank. */
-    if (sw->old_tid == 0) {
-        sw->prev_cstate = d[CS_CSTATE_RANK];
-        sw->has |= SW_PREV_CSTATE;
-    } else {
+    /* Byte 10 is a union: PreviousCState, meaningful when the idle thread is
+     * leaving, else OldThreadRank. It is shown as the C-state always (as the
+     * event's documented field) and as the rank when the old thread is not
+     * the idle thread. */
+    sw->prev_cstate = d[CS_CSTATE_RANK];
+    sw->has |= SW_PREV_CSTATE;
+    if (sw->old_tid != 0) {
         sw->old_rank = d[CS_CSTATE_RANK];
         sw->has |= SW_OLD_RANK;
     }

@@ -40,8 +40,9 @@ START_TEST(cswitch_v4_windows10)
     ck_assert_uint_eq(sw.old_tid, 21832);
     ck_assert_int_eq(sw.new_priority, 9);
     ck_assert_int_eq(sw.old_priority, 8);
-    ck_assert(!(sw.has & SW_PREV_CSTATE)); /* old thread is not idle: a rank */
-    ck_assert(sw.has & SW_OLD_RANK);
+    ck_assert(sw.has & SW_PREV_CSTATE);
+    ck_assert_uint_eq(sw.prev_cstate, 0);
+    ck_assert(sw.has & SW_OLD_RANK); /* old thread is not idle: also a rank */
     ck_assert_uint_eq(sw.old_rank, 0);
     ck_assert_int_eq(sw.new_priority_decrement, 0);
     ck_assert_str_eq(etl_wait_reason_name(sw.old_wait_reason), "WrDispatchInt");

@@ -1,0 +1,525 @@
+/*
+ * mktrace: writes a pseudo-random but reproducible ETL trace full of context
+ * switches (via etlw) and the switches a reader must decode back, as CSV.
+ *
+ *   mktrace [options] OUT.etl EXPECTED.csv      (EXPECTED.csv "-": not written)
+ *
+ * The schedule is generated in global time order and streamed: memory does not
+ * grow with --switches (unless EXPECTED.csv is written and one CPU stays quiet
+ * for a long stretch, which only delays rows a while). See etlw.h for the exact
+ * encoding and expectation rules. --encoding=mixed switches each CPU between
+ * runs of CSwitch events and runs of compact batches (20..2019 switches each).
+ *
+ * Build: cc -std=c11 -O2 tests/gen/mktrace.c tests/gen/etlw.c tests/gen/lz77_compress.c -o mktrace
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "etlw.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { ENC_CSWITCH, ENC_COMPACT, ENC_MIXED };
+
+struct rng {
+    uint64_t s;
+};
+
+static uint64_t rnd(struct rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* uniform in [0, n), n > 0 */
+static uint32_t below(struct rng *r, uint32_t n) { return (uint32_t)(((rnd(r) >> 32) * (uint64_t)n) >> 32); }
+
+/* uniform in [lo, hi] */
+static uint64_t range(struct rng *r, uint64_t lo, uint64_t hi) { return lo + rnd(r) % (hi - lo + 1u); }
+
+struct thr {
+    uint32_t tid;
+    int8_t base;
+    uint8_t ideal;
+    bool running;
+};
+
+struct gcpu {
+    int cur; /* thread index, -1 = idle */
+    int64_t next_ts;
+    int enc; /* ENC_CSWITCH or ENC_COMPACT */
+    uint32_t run_left;
+};
+
+struct csv {
+    FILE *f;
+    uint64_t rows;
+};
+
+static void csv_row(void *ctx, const struct etlw_expect *row)
+{
+    struct csv *c = ctx;
+    char line[256];
+    size_t n = etlw_format_expect(row, line, sizeof line);
+    if (n >= sizeof line - 1)
+        n = sizeof line - 2;
+    line[n] = '\n';
+    fwrite(line, 1, n + 1, c->f);
+    c->rows++;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mktrace [options] OUT.etl EXPECTED.csv   (EXPECTED.csv '-' or /dev/null: skipped)\n"
+            "  --seed=N              PRNG seed (default 1)\n"
+            "  --cpus=N              processors (default 4)\n"
+            "  --switches=N          total context switches (default 1000)\n"
+            "  --threads=N           thread pool size (default 40, at least 2*cpus)\n"
+            "  --ptr=4|8             pointer size of the session (default 8)\n"
+            "  --buffer-size=BYTES   buffer size, multiple of 8, >= 1536 (default 8192)\n"
+            "  --encoding=cswitch|compact|mixed   (default cswitch; mixed = runs of each per CPU)\n"
+            "  --cswitch-version=2|3|4            (default from build: 4 for >= 16299)\n"
+            "  --build=N             OS build, ProviderVersion (default 19041)\n"
+            "  --max-wait-reason=N   compact OldThreadStateWr bias (default 0x27 for build <= 19041, else 0x2A)\n"
+            "  --first-ts=first|prev compact FirstTimeStamp: first switch (first delta 0) or previous switch\n"
+            "  --pmc=N               0-7 PMC counters on every PERFINFO event\n"
+            "  --pebs                PEBS index item on 0x0524 events\n"
+            "  --circular            store the buffers in wrapped circular order\n"
+            "  --compress            compressed buffers (Plain LZ77), layout version 2.0\n"
+            "  --lost-cpu=N          flag one mid-trace buffer of CPU N with BUFFER_LOST\n"
+            "  --misc-rate=N         one non-switch event per N switches on average (default 64, 0 none)\n"
+            "  --quiet               no summary on stderr\n");
+}
+
+static int parse_u64(const char *name, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+        fprintf(stderr, "mktrace: bad --%s '%s' (expected %llu..%llu)\n", name, s, (unsigned long long)lo,
+                (unsigned long long)hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static void os_version(uint32_t build, uint8_t *major, uint8_t *minor)
+{
+    if (build >= 10240) {
+        *major = 10;
+        *minor = 0;
+    } else if (build >= 9600) {
+        *major = 6;
+        *minor = 3;
+    } else if (build >= 9200) {
+        *major = 6;
+        *minor = 2;
+    } else if (build >= 7600) {
+        *major = 6;
+        *minor = 1;
+    } else {
+        *major = 6;
+        *minor = 0;
+    }
+}
+
+static uint32_t kernel_event_version(uint32_t build)
+{
+    if (build >= 19041)
+        return 80;
+    if (build >= 17763)
+        return 70;
+    if (build >= 14393)
+        return 65;
+    if (build >= 10240)
+        return 60;
+    if (build >= 9600)
+        return 53;
+    if (build >= 9200)
+        return 42;
+    return 25;
+}
+
+/* Time to the next switch on a CPU, in clock ticks (10 MHz by default). */
+static int64_t next_delta(struct rng *r)
+{
+    uint32_t x = below(r, 100000);
+    if (x < 100)
+        return 0; /* same timestamp as the previous switch */
+    if (x < 60000)
+        return (int64_t)range(r, 1, 2000);
+    if (x < 85000)
+        return (int64_t)range(r, 2001, 16383); /* still IDLE_SHORT */
+    if (x < 93000)
+        return (int64_t)range(r, 16384, 131071); /* LITE limit */
+    if (x < 99000)
+        return (int64_t)range(r, 131072, (1u << 22));
+    if (x < 99900)
+        return (int64_t)range(r, (1u << 22) + 1u, (1u << 27));
+    if (x < 99990)
+        return (int64_t)range(r, (1u << 27) + 1u, (1u << 30) - 1u);
+    return (int64_t)range(r, (1u << 30), (1u << 30) + (1u << 29)); /* closes a compact batch */
+}
+
+static uint8_t pick_wait_reason(struct rng *r, unsigned limit)
+{
+    static const uint8_t common[] = {0, 6, 15, 13, 16, 37, 4, 11, 27, 28, 8, 40, 17, 29};
+    if (below(r, 10) < 7) {
+        uint8_t v = common[below(r, (uint32_t)(sizeof common))];
+        if (v < limit)
+            return v;
+    }
+    return (uint8_t)below(r, limit);
+}
+
+static int pick_free(struct rng *r, struct thr *t, int n)
+{
+    int start = (int)below(r, (uint32_t)n);
+    for (int k = 0; k < n; k++) {
+        int i = (start + k) % n;
+        if (!t[i].running)
+            return i;
+    }
+    return -1;
+}
+
+static uint32_t new_tid(struct rng *r, uint32_t *next)
+{
+    *next += 4u * (1u + below(r, 8));
+    return *next;
+}
+
+static int8_t new_base(struct rng *r)
+{
+    uint32_t x = below(r, 100);
+    if (x < 88)
+        return (int8_t)range(r, 8, 15);
+    if (x < 95)
+        return (int8_t)range(r, 1, 7);
+    return (int8_t)range(r, 16, 31); /* real-time */
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = 1, ncpus = 4, nsw = 1000, ptr = 8, bufsize = 8192, build = 19041, pmc = 0;
+    uint64_t nthreads = 40, misc_rate = 64, v;
+    int64_t lost_cpu = -1;
+    long cswver = -1, mwr = -1;
+    int enc = ENC_CSWITCH;
+    bool pebs = false, circular = false, compress = false, quiet = false, first_prev = false;
+
+    static const struct option opts[] = {
+        {"seed", required_argument, 0, 's'},
+        {"cpus", required_argument, 0, 'c'},
+        {"switches", required_argument, 0, 'n'},
+        {"threads", required_argument, 0, 't'},
+        {"ptr", required_argument, 0, 'p'},
+        {"buffer-size", required_argument, 0, 'b'},
+        {"encoding", required_argument, 0, 'e'},
+        {"cswitch-version", required_argument, 0, 'v'},
+        {"build", required_argument, 0, 'B'},
+        {"max-wait-reason", required_argument, 0, 'w'},
+        {"first-ts", required_argument, 0, 'f'},
+        {"pmc", required_argument, 0, 'P'},
+        {"pebs", no_argument, 0, 'E'},
+        {"circular", no_argument, 0, 'C'},
+        {"compress", no_argument, 0, 'Z'},
+        {"lost-cpu", required_argument, 0, 'L'},
+        {"misc-rate", required_argument, 0, 'm'},
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    int ch;
+    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        int bad = 0;
+        switch (ch) {
+        case 's': bad = parse_u64("seed", optarg, 0, UINT64_MAX, &seed); break;
+        case 'c': bad = parse_u64("cpus", optarg, 1, 1024, &ncpus); break;
+        case 'n': bad = parse_u64("switches", optarg, 0, UINT64_MAX / 2, &nsw); break;
+        case 't': bad = parse_u64("threads", optarg, 2, 100000, &nthreads); break;
+        case 'p': bad = parse_u64("ptr", optarg, 4, 8, &ptr) || (ptr != 4 && ptr != 8); break;
+        case 'b': bad = parse_u64("buffer-size", optarg, 1536, 1u << 30, &bufsize) || bufsize % 8 != 0; break;
+        case 'e':
+            if (!strcmp(optarg, "cswitch"))
+                enc = ENC_CSWITCH;
+            else if (!strcmp(optarg, "compact"))
+                enc = ENC_COMPACT;
+            else if (!strcmp(optarg, "mixed"))
+                enc = ENC_MIXED;
+            else
+                bad = 1;
+            break;
+        case 'v':
+            bad = parse_u64("cswitch-version", optarg, 2, 4, &v);
+            cswver = (long)v;
+            break;
+        case 'B': bad = parse_u64("build", optarg, 1, 0xFFFFFFFFu, &build); break;
+        case 'w':
+            bad = parse_u64("max-wait-reason", optarg, 1, 54, &v);
+            mwr = (long)v;
+            break;
+        case 'f':
+            if (!strcmp(optarg, "first"))
+                first_prev = false;
+            else if (!strcmp(optarg, "prev"))
+                first_prev = true;
+            else
+                bad = 1;
+            break;
+        case 'P': bad = parse_u64("pmc", optarg, 0, 7, &pmc); break;
+        case 'E': pebs = true; break;
+        case 'C': circular = true; break;
+        case 'Z': compress = true; break;
+        case 'L':
+            bad = parse_u64("lost-cpu", optarg, 0, 1023, &v);
+            lost_cpu = (int64_t)v;
+            break;
+        case 'm': bad = parse_u64("misc-rate", optarg, 0, 1u << 30, &misc_rate); break;
+        case 'q': quiet = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+        if (bad) {
+            fprintf(stderr, "mktrace: bad value for option\n");
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (argc - optind != 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *out_path = argv[optind], *csv_path = argv[optind + 1];
+    if (lost_cpu >= (int64_t)ncpus) {
+        fprintf(stderr, "mktrace: --lost-cpu=%lld but only %llu cpus\n", (long long)lost_cpu,
+                (unsigned long long)ncpus);
+        return 2;
+    }
+    if (nthreads < 2 * ncpus)
+        nthreads = 2 * ncpus;
+
+    struct rng rng = {seed * 0xD1B54A32D192ED03ull + 0x1234567ull};
+    struct etlw_config cfg;
+    etlw_config_defaults(&cfg);
+    cfg.ptr_size = (unsigned)ptr;
+    cfg.ncpus = (unsigned)ncpus;
+    cfg.buffer_size = (uint32_t)bufsize;
+    cfg.build = (uint32_t)build;
+    os_version(cfg.build, &cfg.os_major, &cfg.os_minor);
+    cfg.cswitch_version = cswver > 0 ? (unsigned)cswver : cfg.build >= 16299 ? 4u : cfg.build >= 15063 ? 3u : 2u;
+    cfg.max_wait_reason = mwr > 0 ? (unsigned)mwr : etlw_default_max_wait_reason(cfg.build);
+    cfg.kernel_event_version = kernel_event_version(cfg.build);
+    cfg.pmc_count = (unsigned)pmc;
+    cfg.pebs = pebs;
+    cfg.circular = circular;
+    cfg.compress = compress;
+    cfg.uses_compact = enc != ENC_CSWITCH;
+    cfg.first_ts = first_prev ? ETLW_FTS_PREV_SWITCH : ETLW_FTS_FIRST_SWITCH;
+    cfg.t0 = (int64_t)(50000000000ull + rnd(&rng) % 100000000000ull);
+    cfg.start_filetime = 132000000000000000LL + (int64_t)(rnd(&rng) % 10000000000000ull);
+
+    struct csv csv = {NULL, 0};
+    if (strcmp(csv_path, "-") != 0 && strcmp(csv_path, "/dev/null") != 0) {
+        csv.f = fopen(csv_path, "w");
+        if (!csv.f) {
+            fprintf(stderr, "mktrace: %s: %s\n", csv_path, strerror(errno));
+            return 1;
+        }
+        static char csvbuf[1 << 20];
+        setvbuf(csv.f, csvbuf, _IOFBF, sizeof csvbuf);
+        fputs(ETLW_CSV_HEADER "\n", csv.f);
+        cfg.expect_cb = csv_row;
+        cfg.expect_ctx = &csv;
+    }
+
+    char err[256];
+    struct timespec t_start, t_end;
+    clock_gettime(CLOCK_MONOTONIC, &t_start);
+    struct etlw *w = etlw_open(out_path, &cfg, err, sizeof err);
+    if (!w) {
+        fprintf(stderr, "mktrace: %s\n", err);
+        return 1;
+    }
+
+    int nt = (int)nthreads;
+    struct thr *thr = calloc((size_t)nt, sizeof *thr);
+    struct gcpu *gc = calloc((size_t)ncpus, sizeof *gc);
+    if (!thr || !gc) {
+        fprintf(stderr, "mktrace: out of memory\n");
+        return 1;
+    }
+    uint32_t tid_next = 4u * (1000u + below(&rng, 500));
+    for (int i = 0; i < nt; i++) {
+        thr[i].tid = new_tid(&rng, &tid_next);
+        thr[i].base = new_base(&rng);
+        thr[i].ideal = (uint8_t)below(&rng, (uint32_t)ncpus);
+    }
+    for (unsigned c = 0; c < ncpus; c++) {
+        gc[c].cur = -1;
+        gc[c].next_ts = cfg.t0 + 1000 + (int64_t)below(&rng, 20000);
+        gc[c].enc = enc == ENC_COMPACT ? ENC_COMPACT : ENC_CSWITCH;
+        gc[c].run_left = enc == ENC_MIXED ? 1u + below(&rng, 300) : UINT32_MAX;
+    }
+    int rc = 0;
+    /* a group-mask update early on CPU 0, as real kernel sessions have */
+    if (misc_rate && etlw_add_misc(w, 0, cfg.t0 + 500, ETLW_MISC_GROUP_MASKS, 1) != 0)
+        rc = 1;
+
+    uint64_t lost_at = lost_cpu >= 0 ? nsw / 2 : UINT64_MAX;
+    for (uint64_t i = 0; i < nsw && rc == 0; i++) {
+        unsigned c = 0;
+        for (unsigned k = 1; k < ncpus; k++)
+            if (gc[k].next_ts < gc[c].next_ts)
+                c = k;
+        struct gcpu *g = &gc[c];
+        int64_t ts = g->next_ts;
+        if (enc == ENC_MIXED && --g->run_left == 0) {
+            g->enc = g->enc == ENC_COMPACT ? ENC_CSWITCH : ENC_COMPACT;
+            g->run_left = 20u + below(&rng, 2000);
+        }
+        bool compact = g->enc == ENC_COMPACT;
+
+        int old = g->cur, nw;
+        if (old < 0)
+            nw = pick_free(&rng, thr, nt);
+        else
+            nw = below(&rng, 100) < 30 ? -1 : pick_free(&rng, thr, nt);
+        if (old < 0 && nw < 0) { /* nothing runnable: cannot happen with 2*cpus threads */
+            fprintf(stderr, "mktrace: no runnable thread\n");
+            rc = 1;
+            break;
+        }
+
+        struct etlw_switch sw;
+        memset(&sw, 0, sizeof sw);
+        sw.cpu = (uint16_t)c;
+        sw.ts = ts;
+        bool terminated = false;
+        if (old < 0) {
+            sw.old_tid = 0;
+            sw.old_priority = 0;
+            sw.old_base_priority = 0;
+            sw.old_state = ETLW_STATE_RUNNING;
+            sw.old_wait_reason = 0;
+            sw.old_wait_mode = 0;
+            sw.prev_cstate = (uint8_t)below(&rng, 4);
+            sw.ideal_cpu = (uint8_t)c;
+            sw.old_remaining_quantum = (int32_t)(rnd(&rng) & 0x7FFFFFFF);
+        } else {
+            struct thr *t = &thr[old];
+            sw.old_tid = t->tid;
+            sw.old_base_priority = t->base;
+            uint32_t x = below(&rng, 100);
+            int pri = t->base;
+            if (x >= 70 && x < 95)
+                pri += (int)range(&rng, 1, 7);
+            else if (x >= 95)
+                pri += (int)range(&rng, 8, 20); /* beyond LITE's 3-bit increment */
+            if (below(&rng, 100) < 2)
+                pri = (int)below(&rng, 32); /* anything, even below the base */
+            sw.old_priority = (int8_t)(pri > 31 ? 31 : pri);
+            x = below(&rng, 100);
+            unsigned limit = compact ? cfg.max_wait_reason : 43u;
+            if (x < 55) {
+                sw.old_state = ETLW_STATE_WAITING;
+                sw.old_wait_reason = pick_wait_reason(&rng, limit);
+            } else if (x < 80) {
+                static const uint8_t pre[] = {32, 30, 31, 33};
+                sw.old_state = ETLW_STATE_READY;
+                sw.old_wait_reason = pre[below(&rng, 4)];
+            } else {
+                static const uint8_t other[] = {0, 2, 3, 4, 6, 7, 8, 9};
+                sw.old_state = other[below(&rng, (uint32_t)sizeof other)];
+                sw.old_wait_reason = (uint8_t)below(&rng, limit);
+                terminated = sw.old_state == ETLW_STATE_TERMINATED;
+            }
+            sw.old_wait_mode = below(&rng, 10) < 4 ? 1 : 0;
+            sw.ideal_cpu = t->ideal;
+            sw.old_remaining_quantum = (int32_t)range(&rng, 0, 3000000) - 50000;
+        }
+        if (nw < 0) {
+            sw.new_tid = 0;
+            sw.new_priority = 0;
+            sw.new_wait_time = 0;
+        } else {
+            struct thr *t = &thr[nw];
+            sw.new_tid = t->tid;
+            int pri = t->base + (below(&rng, 100) < 70 ? 0 : (int)range(&rng, 1, 7));
+            sw.new_priority = (int8_t)(pri > 31 ? 31 : pri);
+            uint32_t x = below(&rng, 100);
+            sw.new_wait_time = x < 45 ? 0u : x < 75 ? 1u : x < 95 ? (uint32_t)range(&rng, 2, 1000)
+                                                                  : (uint32_t)range(&rng, 1001, 131071);
+        }
+        if (below(&rng, 100) < 15)
+            sw.new_priority_decrement = (int8_t)range(&rng, 1, 15);
+        if (cfg.cswitch_version >= 3 && below(&rng, 100) < 20)
+            sw.wait_mode_flags = (uint8_t)(below(&rng, 64) << 1);
+
+        if (old >= 0)
+            thr[old].running = false;
+        if (nw >= 0)
+            thr[nw].running = true;
+        g->cur = nw;
+        if (terminated) { /* the pool slot gets a fresh thread */
+            thr[old].tid = new_tid(&rng, &tid_next);
+            thr[old].base = new_base(&rng);
+            thr[old].ideal = (uint8_t)below(&rng, (uint32_t)ncpus);
+        }
+
+        if ((compact ? etlw_add_compact(w, &sw) : etlw_add_cswitch(w, &sw)) != 0) {
+            rc = 1;
+            break;
+        }
+        if (misc_rate && below(&rng, (uint32_t)misc_rate) == 0) {
+            enum etlw_misc kind = (enum etlw_misc)below(&rng, ETLW_MISC_COUNT);
+            uint32_t salt = (uint32_t)rnd(&rng); /* separate statements: same stream with any compiler */
+            if (etlw_add_misc(w, c, ts, kind, salt) != 0) {
+                rc = 1;
+                break;
+            }
+        }
+        if (i == lost_at && etlw_mark_lost(w, (unsigned)lost_cpu) != 0) {
+            rc = 1;
+            break;
+        }
+        g->next_ts = ts + next_delta(&rng);
+    }
+    if (rc != 0)
+        fprintf(stderr, "mktrace: %s\n", etlw_error(w));
+
+    struct etlw_stats st;
+    if (etlw_close(w, &st, err, sizeof err) != 0) {
+        fprintf(stderr, "mktrace: %s\n", err);
+        rc = 1;
+    }
+    if (csv.f && fclose(csv.f) != 0) {
+        fprintf(stderr, "mktrace: %s: %s\n", csv_path, strerror(errno));
+        rc = 1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t_end);
+    if (!quiet && rc == 0) {
+        double secs = (double)(t_end.tv_sec - t_start.tv_sec) + (double)(t_end.tv_nsec - t_start.tv_nsec) / 1e9;
+        fprintf(stderr,
+                "mktrace: %llu switches (%llu cswitch events, %llu compact batches: %llu idle-short %llu idle "
+                "%llu lite %llu full), %llu misc events, %llu event buffers%s, %.2f s\n",
+                (unsigned long long)nsw, (unsigned long long)st.cswitch_events,
+                (unsigned long long)st.compact_batches, (unsigned long long)st.compact_records[0],
+                (unsigned long long)st.compact_records[1], (unsigned long long)st.compact_records[2],
+                (unsigned long long)st.compact_records[3], (unsigned long long)st.misc_events,
+                (unsigned long long)st.buffers, st.lost_buffers ? " (1 flagged BUFFER_LOST)" : "", secs);
+    }
+    free(thr);
+    free(gc);
+    return rc;
+}
