@@ -31,6 +31,7 @@ struct etl_column {
     const char *name;      /* CSV header, JSON key, XML attribute */
     enum etl_col_type type;
     int width;             /* text view: column width (negative: left-aligned) */
+    bool text_hidden;      /* left out of the text view */
 };
 
 /* A table: its rows share one column set. */

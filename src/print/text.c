@@ -43,19 +43,15 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
-/* Writes s with control bytes and invalid UTF-8 as \xNN escapes (and a
- * backslash as \\); returns the number of terminal columns used, roughly. */
+/* Writes s with control bytes and invalid UTF-8 as \xNN escapes; returns the
+ * number of terminal columns used, roughly. */
 static size_t text_string(struct etl_out *o, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t n = strlen(str), cols = 0;
     for (size_t i = 0; i < n;) {
         size_t k = s[i] >= 0x20 && s[i] != 0x7F ? utf8_seq(s + i, n - i) : 0;
-        if (k == 1 && s[i] == '\\') {
-            etl_out_write(o, "\\\\", 2);
-            cols += 2;
-            i++;
-        } else if (k) {
+        if (k) {
             etl_out_write(o, s + i, k);
             cols++;
             i += k;
@@ -98,9 +94,9 @@ static int text_begin_file(struct etl_printer *p, const char *path,
 }
 
 /* Writes a cell of width w (negative: left-aligned); the first cell of a row
- * has no leading space. */
+ * has no leading space and the last no trailing one. */
 static void text_cell(struct etl_out *o, const char *s, size_t n, int w, bool first,
-                      bool from_file)
+                      bool last, bool from_file)
 {
     if (!first)
         etl_out_putc(o, ' ');
@@ -108,8 +104,18 @@ static void text_cell(struct etl_out *o, const char *s, size_t n, int w, bool fi
     if (w > 0 && n < aw)
         pad(o, aw - n);
     size_t used = from_file ? text_string(o, s) : (etl_out_write(o, s, n), n);
-    if (w < 0 && used < aw)
+    if (w < 0 && used < aw && !last)
         pad(o, aw - used);
+}
+
+/* Returns the index of the last column shown in the text view. */
+static size_t last_shown(const struct etl_table *t)
+{
+    size_t last = 0;
+    for (size_t i = 0; i < t->ncols; i++)
+        if (!t->cols[i].text_hidden)
+            last = i;
+    return last;
 }
 
 static int text_begin_table(struct etl_printer *p, const struct etl_table *t)
@@ -118,11 +124,12 @@ static int text_begin_table(struct etl_printer *p, const struct etl_table *t)
     if (t->vertical)
         return text_status(p);
     bool first = true;
+    size_t last = last_shown(t);
     for (size_t i = 0; i < t->ncols; i++) {
-        if (t->cols[i].width == 0)
-            continue; /* not shown in the text view */
+        if (t->cols[i].text_hidden)
+            continue;
         text_cell(p->out, t->cols[i].name, strlen(t->cols[i].name),
-                  t->cols[i].width, first, false);
+                  t->cols[i].width, first, i == last, false);
         first = false;
     }
     etl_out_putc(p->out, '\n');
@@ -134,9 +141,10 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
     const struct etl_table *t = p->table;
     char buf[64];
     bool first = true;
+    size_t last = last_shown(t);
     for (size_t i = 0; i < t->ncols; i++) {
         const struct etl_column *c = &t->cols[i];
-        if (!t->vertical && c->width == 0)
+        if (c->text_hidden)
             continue;
         const char *s = "-";
         size_t n = 1;
@@ -163,7 +171,7 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
                 etl_out_write(p->out, s, n);
             etl_out_putc(p->out, '\n');
         } else {
-            text_cell(p->out, s, n, c->width, first, from_file);
+            text_cell(p->out, s, n, c->width, first, i == last, from_file);
             first = false;
         }
     }

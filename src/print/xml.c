@@ -1,8 +1,368 @@
-/* xml.c - placeholder, replaced by the libxml2 printer. */
+/*
+ * xml.c - one XML document for the whole run, written with libxml2's
+ * xmlTextWriter (doc/etldump.xsd describes it):
+ *
+ *   <?xml version="1.0" encoding="UTF-8"?>
+ *   <etldump version="1">
+ *     <file path="...">
+ *       <trace .../>                 the trace-info row
+ *       <switch .../> <event .../> <stat .../>   one empty element per row
+ *       <problem offset="..." message="..."/>    where a problem was found
+ *     </file>
+ *   </etldump>
+ *
+ * Element names are table names and attribute names are column names, both
+ * from etldump's own tables: data never becomes a name. A cell a row does not
+ * carry is left out. Strings are cleaned of what XML 1.0 cannot hold before
+ * they reach libxml2 (xml_clean alone does this), which escapes the rest.
+ *
+ * libxml2 writes through an xmlOutputBuffer whose callback appends to the
+ * printer's etl_out; write errors are seen through out->err.
+ */
 #include "print/printer.h"
-static int xml_nop(struct etl_printer *p) { (void)p; return 0; }
-static int xml_bf(struct etl_printer *p, const char *a, const struct etl_file *f) { (void)p; (void)a; (void)f; return 0; }
-static int xml_bt(struct etl_printer *p, const struct etl_table *t) { p->table = t; return 0; }
-static int xml_row(struct etl_printer *p, const struct etl_value *v) { (void)p; (void)v; return 0; }
-static int xml_pr(struct etl_printer *p, uint64_t o, const char *m) { (void)p; (void)o; (void)m; return 0; }
-const struct etl_printer_ops etl_print_xml = { "xml", true, xml_bf, xml_bt, xml_row, xml_nop, xml_pr, xml_nop, xml_nop, NULL };
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <libxml/xmlIO.h>
+#include <libxml/xmlwriter.h>
+
+/* The version attribute of the root element (bump on incompatible changes). */
+#define XML_FORMAT_VERSION "1"
+
+/* Strings up to this many bytes after cleaning are cleaned on the stack. */
+#define CLEAN_STACK 2048
+
+struct xml_state {
+    xmlTextWriterPtr w;
+    bool started;        /* the declaration and <etldump> are written */
+    bool in_file;        /* a <file> element is open */
+    bool finished;       /* the document is closed */
+};
+
+/* ---- cleaning strings --------------------------------------------------- */
+
+/* Returns the length of the valid UTF-8 sequence at s (NUL-terminated) and
+ * its code point in *cp, or 0 if s does not start one. */
+static size_t utf8_decode(const unsigned char *s, unsigned *cp)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    unsigned v = c & (0x7Fu >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        v = (v << 6) | (s[i] & 0x3Fu);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v < 0xE000))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+/* Returns the length of the sequence at s if it is a character XML 1.0
+ * allows (Char: TAB, LF, CR, U+0020-U+D7FF, U+E000-U+FFFD,
+ * U+10000-U+10FFFF), or 0 if it must be replaced: then *skip is how many
+ * bytes the replacement stands for. */
+static size_t xml_char(const unsigned char *s, size_t *skip)
+{
+    unsigned c = s[0];
+    if (c >= 0x20 && c < 0x80)
+        return 1;
+    if (c == '\t' || c == '\n' || c == '\r')
+        return 1;
+    unsigned cp;
+    size_t len = c >= 0x80 ? utf8_decode(s, &cp) : 0;
+    if (len && cp != 0xFFFE && cp != 0xFFFF)
+        return len;
+    *skip = len ? len : 1; /* an invalid byte is replaced on its own */
+    return 0;
+}
+
+/*
+ * Returns str with every character XML 1.0 does not allow - control
+ * characters other than TAB, LF and CR, U+FFFE, U+FFFF and every byte that
+ * is not part of valid UTF-8 - replaced by U+FFFD. That is str itself when it
+ * is clean (the usual case), else a copy in buf (cap bytes) or, when longer,
+ * in *heap, which the caller frees. NULL when out of memory.
+ */
+static const char *xml_clean(const char *str, char *buf, size_t cap, char **heap)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0, skip = 0;
+    *heap = NULL;
+    for (;;) {
+        if (s[i] == 0)
+            return str;
+        size_t k = xml_char(s + i, &skip);
+        if (k == 0)
+            break;
+        i += k;
+    }
+    /* Each remaining byte grows to at most 3 (U+FFFD is EF BF BD). */
+    size_t n = i + strlen(str + i);
+    size_t need = i + 3 * (n - i) + 1;
+    char *out = buf;
+    if (need > cap) {
+        out = *heap = malloc(need);
+        if (!out)
+            return NULL;
+    }
+    memcpy(out, str, i);
+    size_t o = i;
+    while (s[i]) {
+        size_t k = xml_char(s + i, &skip);
+        if (k) {
+            memcpy(out + o, s + i, k);
+            o += k;
+            i += k;
+        } else {
+            memcpy(out + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i += skip;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* ---- the writer --------------------------------------------------------- */
+
+/* libxml2's write callback: appends to the printer's output. It always
+ * reports success: a failed write is remembered in out->err, which every
+ * printer call checks, and libxml2 is kept from printing I/O errors of its
+ * own (a closed pipe must end the output quietly). */
+static int xml_write_cb(void *ctx, const char *buf, int len)
+{
+    struct etl_out *o = ctx;
+    if (len > 0)
+        etl_out_write(o, buf, (size_t)len);
+    return len;
+}
+
+/* The output belongs to the caller: closing the writer does not close it. */
+static int xml_close_cb(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+/* Returns 0 or -1 after a write error. */
+static int xml_status(const struct etl_printer *p)
+{
+    return p->out->err ? -1 : 0;
+}
+
+/* Returns the printer's state, creating the writer on first use and starting
+ * the document; NULL on failure (out of memory: out->err is set to ENOMEM). */
+static struct xml_state *xml_get(struct etl_printer *p)
+{
+    struct xml_state *x = p->priv;
+    if (!x) {
+        x = calloc(1, sizeof *x);
+        if (!x)
+            goto nomem;
+        p->priv = x;
+    }
+    if (!x->w) {
+        xmlOutputBufferPtr ob =
+            xmlOutputBufferCreateIO(xml_write_cb, xml_close_cb, p->out, NULL);
+        if (!ob)
+            goto nomem;
+        x->w = xmlNewTextWriter(ob); /* owns ob from here */
+        if (!x->w) {
+            xmlOutputBufferClose(ob);
+            goto nomem;
+        }
+        if (xmlTextWriterSetIndent(x->w, 1) < 0 ||
+            xmlTextWriterSetIndentString(x->w, BAD_CAST "  ") < 0)
+            return NULL;
+    }
+    if (!x->started) {
+        x->started = true;
+        if (xmlTextWriterStartDocument(x->w, "1.0", "UTF-8", NULL) < 0 ||
+            xmlTextWriterStartElement(x->w, BAD_CAST "etldump") < 0 ||
+            xmlTextWriterWriteAttribute(x->w, BAD_CAST "version",
+                                        BAD_CAST XML_FORMAT_VERSION) < 0)
+            return NULL;
+    }
+    return x;
+nomem:
+    if (!p->out->err)
+        p->out->err = ENOMEM;
+    return NULL;
+}
+
+/* Writes attribute name="str" with str cleaned; returns 0 or -1. */
+static int xml_attr_str(xmlTextWriterPtr w, const char *name, const char *str)
+{
+    char buf[CLEAN_STACK];
+    char *heap;
+    const char *s = xml_clean(str, buf, sizeof buf, &heap);
+    if (!s)
+        return -1;
+    int rc = xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST s);
+    free(heap);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- printer operations ------------------------------------------------- */
+
+/* Closes the open <file> element, if any. */
+static int xml_close_file(struct xml_state *x)
+{
+    if (!x->in_file)
+        return 0;
+    x->in_file = false;
+    return xmlTextWriterEndElement(x->w) < 0 ? -1 : 0;
+}
+
+static int xml_begin_file(struct etl_printer *p, const char *path,
+                          const struct etl_file *f)
+{
+    (void)f;
+    struct xml_state *x = xml_get(p);
+    if (!x || x->finished)
+        return -1;
+    /* A file left open after an error ends before the next one starts. */
+    if (xml_close_file(x) < 0)
+        return -1;
+    if (xmlTextWriterStartElement(x->w, BAD_CAST "file") < 0)
+        return -1;
+    x->in_file = true;
+    if (xml_attr_str(x->w, "path", path) < 0)
+        return -1;
+    return xml_status(p);
+}
+
+static int xml_begin_table(struct etl_printer *p, const struct etl_table *t)
+{
+    p->table = t;
+    return xml_status(p);
+}
+
+static int xml_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    struct xml_state *x = xml_get(p);
+    const struct etl_table *t = p->table;
+    if (!x || x->finished || !t)
+        return -1;
+    if (xmlTextWriterStartElement(x->w, BAD_CAST t->name) < 0)
+        return -1;
+    char buf[64];
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (!vals[i].set)
+            continue;
+        const struct etl_column *c = &t->cols[i];
+        if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
+            /* Names are etldump's own ASCII, but cleaning a clean string
+             * costs one scan and keeps the document well-formed whatever
+             * a view hands over. */
+            if (xml_attr_str(x->w, c->name, vals[i].v.s) < 0)
+                return -1;
+        } else {
+            bool num;
+            size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);
+            buf[n] = '\0';
+            if (xmlTextWriterWriteAttribute(x->w, BAD_CAST c->name, BAD_CAST buf) < 0)
+                return -1;
+        }
+    }
+    if (xmlTextWriterEndElement(x->w) < 0)
+        return -1;
+    return xml_status(p);
+}
+
+static int xml_end_table(struct etl_printer *p)
+{
+    return xml_status(p);
+}
+
+static int xml_problem(struct etl_printer *p, uint64_t offset, const char *msg)
+{
+    /* Inside the open <file>; a problem outside any file (not expected)
+     * goes directly under <etldump>, which the schema allows too. */
+    struct xml_state *x = xml_get(p);
+    if (!x || x->finished)
+        return -1;
+    char num[24];
+    size_t n = sizeof num - 1;
+    num[n] = '\0';
+    do {
+        num[--n] = (char)('0' + offset % 10);
+        offset /= 10;
+    } while (offset);
+    if (xmlTextWriterStartElement(x->w, BAD_CAST "problem") < 0 ||
+        xmlTextWriterWriteAttribute(x->w, BAD_CAST "offset", BAD_CAST(num + n)) < 0 ||
+        xml_attr_str(x->w, "message", msg) < 0 ||
+        xmlTextWriterEndElement(x->w) < 0)
+        return -1;
+    return xml_status(p);
+}
+
+static int xml_end_file(struct etl_printer *p)
+{
+    struct xml_state *x = p->priv;
+    if (!x || !x->w || x->finished)
+        return -1;
+    if (xml_close_file(x) < 0)
+        return -1;
+    return xml_status(p);
+}
+
+static int xml_finish(struct etl_printer *p)
+{
+    /* Always a complete document: with no file at all it is an empty root,
+     * after an error every open element is closed. */
+    struct xml_state *x = xml_get(p);
+    if (!x)
+        return -1;
+    if (!x->finished) {
+        x->finished = true;
+        x->in_file = false;
+        if (xmlTextWriterEndDocument(x->w) < 0 || xmlTextWriterFlush(x->w) < 0)
+            return -1;
+    }
+    return etl_out_flush(p->out);
+}
+
+static void xml_destroy(struct etl_printer *p)
+{
+    struct xml_state *x = p->priv;
+    if (!x)
+        return;
+    if (x->w)
+        xmlFreeTextWriter(x->w); /* also frees the output buffer */
+    free(x);
+    p->priv = NULL;
+}
+
+const struct etl_printer_ops etl_print_xml = {
+    .name = "xml",
+    .wants_info = true,
+    .begin_file = xml_begin_file,
+    .begin_table = xml_begin_table,
+    .row = xml_row,
+    .end_table = xml_end_table,
+    .problem = xml_problem,
+    .end_file = xml_end_file,
+    .finish = xml_finish,
+    .destroy = xml_destroy,
+};

@@ -12,7 +12,7 @@ enum {
 
 static const struct etl_column event_cols[E_COUNT] = {
     [E_CPU] = { "cpu", ETL_COL_UINT, 3 },
-    [E_TIMESTAMP] = { "timestamp", ETL_COL_INT, 0 },
+    [E_TIMESTAMP] = { "timestamp", ETL_COL_INT, 0, true },
     [E_HEADER_TYPE] = { "header_type", ETL_COL_NAME, -14 },
     [E_HOOK_ID] = { "hook_id", ETL_COL_HEX16, -7 },
     [E_PROVIDER] = { "provider", ETL_COL_GUID, -36 },
@@ -23,8 +23,8 @@ static const struct etl_column event_cols[E_COUNT] = {
     [E_PID] = { "pid", ETL_COL_UINT, 7 },
     [E_SIZE] = { "size", ETL_COL_UINT, 5 },
     [E_TIME] = { "time", ETL_COL_TIME, 15 },
-    [E_BUFFER_OFFSET] = { "buffer_offset", ETL_COL_UINT, 0 },
-    [E_EVENT_OFFSET] = { "event_offset", ETL_COL_UINT, 0 },
+    [E_BUFFER_OFFSET] = { "buffer_offset", ETL_COL_UINT, 0, true },
+    [E_EVENT_OFFSET] = { "event_offset", ETL_COL_UINT, 0, true },
 };
 
 const struct etl_table etl_table_events = { "event", event_cols, E_COUNT, false };

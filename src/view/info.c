@@ -38,8 +38,8 @@ static const struct etl_column info_cols[I_COUNT] = {
     [I_BUFFERS_LOST] = { "buffers_lost", ETL_COL_UINT, 0 },
     [I_LOGGER] = { "logger_name", ETL_COL_STR, 0 },
     [I_LOG_FILE] = { "log_file_name", ETL_COL_STR, 0 },
-    [I_START_RAW] = { "start_filetime", ETL_COL_UINT, 0 },
-    [I_END_RAW] = { "end_filetime", ETL_COL_UINT, 0 },
+    [I_START_RAW] = { "start_filetime", ETL_COL_UINT, 0, true },
+    [I_END_RAW] = { "end_filetime", ETL_COL_UINT, 0, true },
 };
 
 const struct etl_table etl_table_info = { "trace", info_cols, I_COUNT, true };

@@ -16,7 +16,7 @@
 enum { S_FILE, S_SECTION, S_NAME, S_COUNT, S_BYTES, S_FIRST, S_LAST, S_COUNT_COLS };
 
 static const struct etl_column stats_cols[S_COUNT_COLS] = {
-    [S_FILE] = { "file", ETL_COL_STR, 0 },
+    [S_FILE] = { "file", ETL_COL_STR, 0, true },
     [S_SECTION] = { "section", ETL_COL_NAME, -8 },
     [S_NAME] = { "name", ETL_COL_NAME, -52 },
     [S_COUNT] = { "count", ETL_COL_UINT, 10 },

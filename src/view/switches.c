@@ -17,7 +17,7 @@ enum {
 
 static const struct etl_column switch_cols[W_COUNT] = {
     [W_CPU] = { "cpu", ETL_COL_UINT, 3 },
-    [W_TIMESTAMP] = { "timestamp", ETL_COL_INT, 0 },
+    [W_TIMESTAMP] = { "timestamp", ETL_COL_INT, 0, true },
     [W_TIME] = { "time", ETL_COL_TIME, 15 },
     [W_OLD_TID] = { "old_tid", ETL_COL_UINT, 7 },
     [W_NEW_TID] = { "new_tid", ETL_COL_UINT, 7 },
@@ -29,12 +29,12 @@ static const struct etl_column switch_cols[W_COUNT] = {
     [W_NEW_WAIT_TIME] = { "new_wait_time", ETL_COL_UINT, 13 },
     [W_IDEAL_CPU] = { "ideal_cpu", ETL_COL_UINT, 9 },
     [W_PREV_CSTATE] = { "prev_cstate", ETL_COL_UINT, 11 },
-    [W_NEW_PRI_DECREMENT] = { "new_priority_decrement", ETL_COL_INT, 0 },
-    [W_OLD_QUANTUM] = { "old_remaining_quantum", ETL_COL_INT, 0 },
+    [W_NEW_PRI_DECREMENT] = { "new_priority_decrement", ETL_COL_INT, 0, true },
+    [W_OLD_QUANTUM] = { "old_remaining_quantum", ETL_COL_INT, 0, true },
     [W_SOURCE] = { "source", ETL_COL_NAME, -7 },
-    [W_COMPACT_FORM] = { "compact_form", ETL_COL_NAME, 0 },
-    [W_OLD_RANK] = { "old_rank", ETL_COL_UINT, 0 },
-    [W_FLAGS] = { "flags", ETL_COL_HEX16, 0 },
+    [W_COMPACT_FORM] = { "compact_form", ETL_COL_NAME, 0, true },
+    [W_OLD_RANK] = { "old_rank", ETL_COL_UINT, 0, true },
+    [W_FLAGS] = { "flags", ETL_COL_HEX16, 0, true },
 };
 
 const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false };
