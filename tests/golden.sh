@@ -17,7 +17,7 @@ while read -r name args; do
     rc=$?
     echo "exit $rc" >> "$tmp"
     if [ "$regen" = --regen ]; then
-        cp "$tmp" "$dir/$name.out"
+        cat "$tmp" > "$dir/$name.out"
         pass=$((pass + 1))
     elif cmp -s "$tmp" "$dir/$name.out"; then
         pass=$((pass + 1))
