@@ -60,22 +60,34 @@ static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
 static int csv_row(struct etl_printer *p, const struct etl_value *vals)
 {
     const struct etl_table *t = p->table;
-    char buf[64];
+    struct etl_out *o = p->out;
     for (size_t i = 0; i < t->ncols; i++) {
+        /* Room for a separator and any non-string cell. */
+        char *dst = etl_out_space(o, 64);
+        if (!dst)
+            return -1;
+        size_t n = 0;
         if (i)
-            etl_out_putc(p->out, ',');
-        if (!vals[i].set)
-            continue;
-        const struct etl_column *c = &t->cols[i];
-        if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
-            csv_field(p->out, vals[i].v.s, strlen(vals[i].v.s));
-        } else {
+            dst[n++] = ',';
+        if (vals[i].set) {
+            const struct etl_column *c = &t->cols[i];
+            if (c->type == ETL_COL_STR) {
+                etl_out_advance(o, n);
+                csv_field(o, vals[i].v.s, strlen(vals[i].v.s));
+                continue;
+            }
+            if (c->type == ETL_COL_NAME) {
+                /* etldump's own names: never a comma, quote or line end. */
+                etl_out_advance(o, n);
+                etl_out_puts(o, vals[i].v.s);
+                continue;
+            }
             bool num;
-            size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);
-            etl_out_write(p->out, buf, n);
+            n += etl_format_scalar(p, c, &vals[i], dst + n, &num);
         }
+        etl_out_advance(o, n);
     }
-    etl_out_write(p->out, "\r\n", 2);
+    etl_out_write(o, "\r\n", 2);
     return csv_status(p);
 }
 

@@ -41,6 +41,24 @@ static inline int etl_out_write(struct etl_out *o, const void *p, size_t n)
     return etl_out_write_slow(o, p, n);
 }
 
+/* Returns room for n bytes (n at most the buffer's size) at the end of the
+ * buffered output, flushing first if needed; NULL once a write has failed.
+ * The caller then reports what it wrote with etl_out_advance. */
+static inline char *etl_out_space(struct etl_out *o, size_t n)
+{
+    if (o->err)
+        return NULL;
+    if (n > o->cap - o->len && etl_out_flush(o) != 0)
+        return NULL;
+    return o->buf + o->len;
+}
+
+/* Accounts for n bytes written at etl_out_space's pointer. */
+static inline void etl_out_advance(struct etl_out *o, size_t n)
+{
+    o->len += n;
+}
+
 /* Appends a NUL-terminated string. */
 static inline int etl_out_puts(struct etl_out *o, const char *s)
 {

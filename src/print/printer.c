@@ -31,10 +31,19 @@ void etl_clock_from_header(struct etl_clock *c, const struct etl_logfile *h)
     c->valid = c->freq > 0;
     if (!c->valid)
         c->freq = FT_PER_SEC;
+    c->ns_per_tick = 1000000000 % c->freq == 0 ? 1000000000 / c->freq : 0;
 }
 
 int64_t etl_clock_ns(const struct etl_clock *c, int64_t ts)
 {
+    /* Common clocks (10 MHz QPC, 100 ns system time) divide a second evenly:
+     * one multiplication, no 128-bit division. */
+    if (c->ns_per_tick) {
+        int64_t d;
+        if (!__builtin_sub_overflow(ts, c->t0, &d) &&
+            d < INT64_MAX / c->ns_per_tick && d > INT64_MIN / c->ns_per_tick)
+            return d * c->ns_per_tick;
+    }
     __int128 d = (__int128)ts - c->t0;
     __int128 ns = d * 1000000000 / c->freq;
     if (ns > INT64_MAX)
@@ -44,17 +53,41 @@ int64_t etl_clock_ns(const struct etl_clock *c, int64_t ts)
     return (int64_t)ns;
 }
 
+/* Two decimal digits for every value 0-99. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Returns the number of decimal digits of v. */
+static size_t digits_u64(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 10000) {
+        v /= 10000;
+        n += 4;
+    }
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
 /* Writes v in decimal at out; returns the length. */
 static size_t fmt_u64(uint64_t v, char *out)
 {
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
+    size_t n = digits_u64(v);
+    char *p = out + n;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        p[0] = digit_pairs[2 * r];
+        p[1] = digit_pairs[2 * r + 1];
+    }
+    if (v >= 10) {
+        p[-2] = digit_pairs[2 * v];
+        p[-1] = digit_pairs[2 * v + 1];
+    } else {
+        p[-1] = (char)('0' + v);
+    }
     return n;
 }
 

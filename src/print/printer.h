@@ -61,6 +61,7 @@ struct etl_clock {
     int64_t t0;            /* clock value at the start of the trace */
     int64_t freq;          /* clock ticks per second */
     int64_t start_filetime;/* FILETIME at t0 */
+    int64_t ns_per_tick;   /* when a tick is a whole number of ns, else 0 */
     bool valid;
 };
 

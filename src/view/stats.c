@@ -54,6 +54,7 @@ struct census {
     struct tally other;      /* events past MAX_KEYS distinct keys */
     struct tally total;
     struct tally *cpu;       /* ETL_MAX_CPUS */
+    struct entry *last;      /* the entry of the previous event: runs are common */
     struct etl_file *f;
     bool stop;
     bool strict;
@@ -104,6 +105,7 @@ static struct entry *census_find(struct census *c, const struct key *k)
         free(c->tab);
         c->tab = nt;
         c->cap = ncap;
+        c->last = NULL; /* entries moved */
     }
 lookup_only:
     if (c->cap == 0)
@@ -126,21 +128,37 @@ lookup_only:
     return NULL;
 }
 
+/* Returns true if entry e counts events like ev (its kind and HookId or GUID). */
+static bool entry_matches(const struct entry *e, const struct etl_event *ev,
+                          bool by_guid)
+{
+    if (e->k.kind != ev->kind || e->k.has_guid != by_guid)
+        return false;
+    if (by_guid)
+        return memcmp(e->k.guid, ev->guid, 16) == 0;
+    return e->k.hook == ((ev->flags & ETL_EV_HOOK) ? ev->hook_id : 0);
+}
+
 /* Counts one event. */
 static bool census_event(void *ctx, const struct etl_event *ev)
 {
     struct census *c = ctx;
-    struct key k;
-    memset(&k, 0, sizeof k);
-    k.kind = ev->kind;
-    if (ev->flags & ETL_EV_HOOK) {
-        k.hook = ev->hook_id;
-    } else if (ev->kind != ETL_KIND_MESSAGE && (ev->flags & ETL_EV_GUID)) {
-        k.has_guid = 1;
-        memcpy(k.guid, ev->guid, 16);
+    bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
+                   (ev->flags & ETL_EV_GUID);
+    struct entry *e = c->last;
+    if (!e || !entry_matches(e, ev, by_guid)) {
+        struct key k;
+        memset(&k, 0, sizeof k);
+        k.kind = ev->kind;
+        if (by_guid) {
+            k.has_guid = 1;
+            memcpy(k.guid, ev->guid, 16);
+        } else if (ev->flags & ETL_EV_HOOK) {
+            k.hook = ev->hook_id;
+        }
+        e = c->last = census_find(c, &k);
     }
     bool timed = (ev->flags & ETL_EV_TS) != 0;
-    struct entry *e = census_find(c, &k);
     tally_add(e ? &e->t : &c->other, ev->size, ev->ts, timed);
     tally_add(&c->total, ev->size, ev->ts, timed);
     tally_add(&c->cpu[ev->cpu], ev->size, ev->ts, timed);

@@ -71,7 +71,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     struct etl_switch sw;
     char b1[8], b2[8], b3[8];
     while (rc == 0 && etl_switch_next(r, &sw)) {
-        struct etl_value v[W_COUNT] = { 0 };
+        struct etl_value v[W_COUNT];
         uint32_t h = sw.has;
 #define SET(i, field, val, cond) (v[i].v.field = (val), v[i].set = (cond))
         SET(W_CPU, u, sw.cpu, true);
@@ -81,6 +81,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         SET(W_NEW_TID, u, sw.new_tid, h & SW_NEW_TID);
         SET(W_OLD_PRIORITY, i, sw.old_priority, h & SW_OLD_PRIORITY);
         SET(W_NEW_PRIORITY, i, sw.new_priority, h & SW_NEW_PRIORITY);
+        v[W_OLD_STATE].set = v[W_OLD_WAIT_REASON].set = v[W_OLD_WAIT_MODE].set = false;
         if (h & SW_OLD_STATE)
             set_name(&v[W_OLD_STATE], etl_thread_state_name(sw.old_state),
                      sw.old_state, b1, sizeof b1);
