@@ -104,23 +104,30 @@ static bool parse_uint(const char *s, unsigned long lo, unsigned long hi,
 static int dump_file(const char *path, enum view view, struct etl_printer *p,
                      const struct etl_view_opts *vo)
 {
-    struct diag_ctx d = { path, NULL, 0 };
+    /* The file's element opens first, so problems found while indexing the
+     * buffers are recorded inside it. */
+    struct diag_ctx d = { path, p, 0 };
+    if (p->ops->begin_file(p, path, NULL) != 0)
+        return EXIT_WRITE;
     struct etl_file f;
     enum etl_open_status st = etl_open(&f, path, diag, &d);
-    if (st == ETL_OPEN_IO) {
-        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
-        return EXIT_INPUT;
+    if (st != ETL_OPEN_OK) {
+        char msg[160];
+        if (st == ETL_OPEN_IO)
+            snprintf(msg, sizeof msg, "%s", strerror(errno));
+        else
+            snprintf(msg, sizeof msg, "not an ETL file (no logfile header at the start)");
+        if (st == ETL_OPEN_IO)
+            fprintf(stderr, "%s: %s: %s\n", progname, path, msg);
+        else
+            fprintf(stderr, "%s: %s: offset 0x0: %s\n", progname, path, msg);
+        p->ops->problem(p, 0, msg);
+        return p->ops->end_file(p) != 0 ? EXIT_WRITE : EXIT_INPUT;
     }
-    if (st == ETL_OPEN_NOT_ETL) {
-        fprintf(stderr, "%s: %s: offset 0x0: not an ETL file (no logfile header "
-                "at the start)\n", progname, path);
-        return EXIT_INPUT;
-    }
-    d.p = p;
     struct etl_clock clk;
     etl_clock_from_header(&clk, &f.hdr);
     p->clock = clk;
-    int rc = p->ops->begin_file(p, path, &f);
+    int rc = 0;
     if (rc == 0 && (view == VIEW_INFO || p->ops->wants_info))
         rc = etl_view_info(p, &f);
     if (rc == 0) {

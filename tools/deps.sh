@@ -21,6 +21,11 @@ if [ "$what" = check ]; then
     fi
     command -v xmllint >/dev/null 2>&1 || need libxml2-utils
     command -v jq >/dev/null 2>&1 || need jq
+    command -v valgrind >/dev/null 2>&1 || need valgrind
+fi
+if [ "$what" = bench ]; then
+    [ -x /usr/bin/time ] || need time
+    command -v bc >/dev/null 2>&1 || need bc
 fi
 [ -z "$pkgs" ] && exit 0
 

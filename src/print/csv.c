@@ -5,26 +5,38 @@
 #include "print/printer.h"
 
 /* Writes one field, quoted when it holds a comma, quote, CR or LF, or starts
- * or ends with a space. */
-static void csv_field(struct etl_out *o, const char *s, size_t n)
+ * or ends with a space; quotes are doubled and bytes that are not valid UTF-8
+ * become U+FFFD. */
+static void csv_field(struct etl_out *o, const char *str, size_t n)
 {
+    const unsigned char *s = (const unsigned char *)str;
     bool quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
     for (size_t i = 0; i < n && !quote; i++)
         quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
-    if (!quote) {
-        etl_out_write(o, s, n);
-        return;
-    }
-    etl_out_putc(o, '"');
+    if (quote)
+        etl_out_putc(o, '"');
     size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         if (s[i] == '"') {
             etl_out_write(o, s + start, i + 1 - start);
-            start = i; /* the quote is written again: doubled */
+            start = i++; /* the quote is written again: doubled */
+        } else if (s[i] >= 0x80) {
+            unsigned cp;
+            size_t len = etl_utf8_decode(s + i, &cp);
+            if (len) {
+                i += len;
+            } else {
+                etl_out_write(o, s + start, i - start);
+                etl_out_write(o, "\xef\xbf\xbd", 3);
+                start = ++i;
+            }
+        } else {
+            i++;
         }
     }
     etl_out_write(o, s + start, n - start);
-    etl_out_putc(o, '"');
+    if (quote)
+        etl_out_putc(o, '"');
 }
 
 /* Returns 0 or -1 after a write error. */

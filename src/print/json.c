@@ -25,17 +25,9 @@ static void json_string(struct etl_out *o, const char *str)
         etl_out_write(o, s + start, i - start);
         if (ch >= 0x80) {
             /* Copy a valid UTF-8 sequence, replace anything else. */
-            size_t len = ch >= 0xF0 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC2 ? 2 : 0;
-            bool ok = len > 0 && ch <= 0xF4;
-            for (size_t k = 1; ok && k < len; k++)
-                ok = (s[i + k] & 0xC0) == 0x80;
-            if (ok && len == 3) {
-                unsigned cp = ((ch & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6);
-                ok = cp >= 0x800 && (cp < 0xD800 || cp >= 0xE000);
-            } else if (ok && len == 4) {
-                unsigned cp = ((ch & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12);
-                ok = cp >= 0x10000 && cp <= 0x10FFFF;
-            }
+            unsigned cp;
+            size_t len = etl_utf8_decode(s + i, &cp);
+            bool ok = len > 0;
             if (ok) {
                 etl_out_write(o, s + i, len);
                 i += len;

@@ -211,7 +211,13 @@ size_t etl_format_time(const struct etl_printer *p, int64_t ts, char *buf,
     case ETL_TIME_ABS: {
         *is_number = false;
         int64_t ns = etl_clock_ns(&p->clock, ts);
-        return etl_filetime_iso(p->clock.start_filetime + ns / 100, buf);
+        /* Saturated: a hostile StartTime plus the offset must not overflow. */
+        __int128 ft = (__int128)p->clock.start_filetime + ns / 100;
+        if (ft > INT64_MAX)
+            ft = INT64_MAX;
+        else if (ft < INT64_MIN)
+            ft = INT64_MIN;
+        return etl_filetime_iso((int64_t)ft, buf);
     }
     default:
         /* Text is read by people: microseconds; the others keep nanoseconds. */
@@ -252,6 +258,39 @@ size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c
         buf[0] = '\0';
         return 0;
     }
+}
+
+size_t etl_utf8_decode(const unsigned char *s, unsigned *cp)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    unsigned v = c & (0x7Fu >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        v = (v << 6) | (s[i] & 0x3Fu);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v < 0xE000))
+        return 0;
+    *cp = v;
+    return len;
 }
 
 struct etl_printer *etl_printer_new(const char *name, struct etl_out *out,

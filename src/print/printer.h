@@ -80,7 +80,8 @@ struct etl_printer;
 struct etl_printer_ops {
     const char *name;
     bool wants_info;       /* show the trace-info table before every view */
-    /* A file starts; h is its logfile header (NULL if it could not be read). */
+    /* A file starts, before it is opened (f is NULL then; problems found
+     * while opening it follow). */
     int (*begin_file)(struct etl_printer *p, const char *path,
                       const struct etl_file *f);
     int (*begin_table)(struct etl_printer *p, const struct etl_table *t);
@@ -121,6 +122,11 @@ size_t etl_format_time(const struct etl_printer *p, int64_t ts, char *buf,
  * 48 bytes); returns its length. */
 size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c,
                          const struct etl_value *v, char *buf, bool *is_number);
+
+/* Returns the length of the valid UTF-8 sequence at s (NUL-terminated) and
+ * its code point in *cp, or 0 if s does not start one (overlong forms,
+ * surrogates and values past U+10FFFF are not valid). */
+size_t etl_utf8_decode(const unsigned char *s, unsigned *cp);
 
 extern const struct etl_printer_ops etl_print_text, etl_print_csv,
     etl_print_xml, etl_print_json;

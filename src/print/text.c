@@ -8,39 +8,15 @@
 
 #include <stdio.h>
 
-/* Returns the length of the valid UTF-8 sequence at s[0..n), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+/* Returns the length of the printable UTF-8 character at s, or 0 for
+ * control characters (C0, DEL, C1) and bytes that are not valid UTF-8. */
+static size_t printable(const unsigned char *s)
 {
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        min = 0x10000;
-    } else {
+    if (s[0] < 0x20 || s[0] == 0x7F)
         return 0;
-    }
-    if (len > n)
-        return 0;
-    unsigned cp = c & (0x7Fu >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000))
-        return 0;
-    if (cp >= 0x80 && cp < 0xA0)
-        return 0; /* C1 controls are escaped like C0 ones */
-    return len;
+    unsigned cp;
+    size_t len = etl_utf8_decode(s, &cp);
+    return cp >= 0x80 && cp < 0xA0 ? 0 : len;
 }
 
 /* Writes s with control bytes and invalid UTF-8 as \xNN escapes; returns the
@@ -50,7 +26,7 @@ static size_t text_string(struct etl_out *o, const char *str)
     const unsigned char *s = (const unsigned char *)str;
     size_t n = strlen(str), cols = 0;
     for (size_t i = 0; i < n;) {
-        size_t k = s[i] >= 0x20 && s[i] != 0x7F ? utf8_seq(s + i, n - i) : 0;
+        size_t k = printable(s + i);
         if (k) {
             etl_out_write(o, s + i, k);
             cols++;

@@ -16,28 +16,28 @@ enum {
 };
 
 static const struct etl_column info_cols[I_COUNT] = {
-    [I_FILE] = { "file", ETL_COL_STR, 0 },
-    [I_OS_VERSION] = { "os_version", ETL_COL_NAME, 0 },
-    [I_BUILD] = { "build", ETL_COL_UINT, 0 },
-    [I_LAYOUT] = { "layout_version", ETL_COL_NAME, 0 },
-    [I_CPUS] = { "cpus", ETL_COL_UINT, 0 },
-    [I_POINTER_SIZE] = { "pointer_size", ETL_COL_UINT, 0 },
-    [I_CLOCK_TYPE] = { "clock_type", ETL_COL_NAME, 0 },
-    [I_PERF_FREQ] = { "perf_freq", ETL_COL_UINT, 0 },
-    [I_CPU_MHZ] = { "cpu_mhz", ETL_COL_UINT, 0 },
-    [I_TIMER_RES] = { "timer_resolution", ETL_COL_UINT, 0 },
-    [I_START] = { "start_time", ETL_COL_FILETIME, 0 },
-    [I_END] = { "end_time", ETL_COL_FILETIME, 0 },
-    [I_BOOT] = { "boot_time", ETL_COL_FILETIME, 0 },
-    [I_BUFFER_SIZE] = { "buffer_size", ETL_COL_UINT, 0 },
-    [I_BUFFERS] = { "buffers", ETL_COL_UINT, 0 },
-    [I_COMPRESSED] = { "compressed_buffers", ETL_COL_UINT, 0 },
-    [I_BUFFERS_WRITTEN] = { "buffers_written", ETL_COL_UINT, 0 },
-    [I_LOG_FILE_MODE] = { "log_file_mode", ETL_COL_HEX32, 0 },
-    [I_EVENTS_LOST] = { "events_lost", ETL_COL_UINT, 0 },
-    [I_BUFFERS_LOST] = { "buffers_lost", ETL_COL_UINT, 0 },
-    [I_LOGGER] = { "logger_name", ETL_COL_STR, 0 },
-    [I_LOG_FILE] = { "log_file_name", ETL_COL_STR, 0 },
+    [I_FILE] = { "file", ETL_COL_STR, 0, false },
+    [I_OS_VERSION] = { "os_version", ETL_COL_NAME, 0, false },
+    [I_BUILD] = { "build", ETL_COL_UINT, 0, false },
+    [I_LAYOUT] = { "layout_version", ETL_COL_NAME, 0, false },
+    [I_CPUS] = { "cpus", ETL_COL_UINT, 0, false },
+    [I_POINTER_SIZE] = { "pointer_size", ETL_COL_UINT, 0, false },
+    [I_CLOCK_TYPE] = { "clock_type", ETL_COL_NAME, 0, false },
+    [I_PERF_FREQ] = { "perf_freq", ETL_COL_UINT, 0, false },
+    [I_CPU_MHZ] = { "cpu_mhz", ETL_COL_UINT, 0, false },
+    [I_TIMER_RES] = { "timer_resolution", ETL_COL_UINT, 0, false },
+    [I_START] = { "start_time", ETL_COL_FILETIME, 0, false },
+    [I_END] = { "end_time", ETL_COL_FILETIME, 0, false },
+    [I_BOOT] = { "boot_time", ETL_COL_FILETIME, 0, false },
+    [I_BUFFER_SIZE] = { "buffer_size", ETL_COL_UINT, 0, false },
+    [I_BUFFERS] = { "buffers", ETL_COL_UINT, 0, false },
+    [I_COMPRESSED] = { "compressed_buffers", ETL_COL_UINT, 0, false },
+    [I_BUFFERS_WRITTEN] = { "buffers_written", ETL_COL_UINT, 0, false },
+    [I_LOG_FILE_MODE] = { "log_file_mode", ETL_COL_HEX32, 0, false },
+    [I_EVENTS_LOST] = { "events_lost", ETL_COL_UINT, 0, false },
+    [I_BUFFERS_LOST] = { "buffers_lost", ETL_COL_UINT, 0, false },
+    [I_LOGGER] = { "logger_name", ETL_COL_STR, 0, false },
+    [I_LOG_FILE] = { "log_file_name", ETL_COL_STR, 0, false },
     [I_START_RAW] = { "start_filetime", ETL_COL_UINT, 0, true },
     [I_END_RAW] = { "end_filetime", ETL_COL_UINT, 0, true },
 };
@@ -86,7 +86,8 @@ int etl_view_info(struct etl_printer *p, struct etl_file *f)
     SET(I_LOGGER, s, h->logger_name);
     SET(I_LOG_FILE, s, h->log_file_name);
     SET(I_START_RAW, u, (uint64_t)h->start_time);
-    SET(I_END_RAW, u, (uint64_t)h->end_time);
+    if (h->end_time != 0)
+        SET(I_END_RAW, u, (uint64_t)h->end_time);
 #undef SET
     if (p->ops->begin_table(p, &etl_table_info) || p->ops->row(p, v) ||
         p->ops->end_table(p))

@@ -17,12 +17,12 @@ enum { S_FILE, S_SECTION, S_NAME, S_COUNT, S_BYTES, S_FIRST, S_LAST, S_COUNT_COL
 
 static const struct etl_column stats_cols[S_COUNT_COLS] = {
     [S_FILE] = { "file", ETL_COL_STR, 0, true },
-    [S_SECTION] = { "section", ETL_COL_NAME, -8 },
-    [S_NAME] = { "name", ETL_COL_NAME, -52 },
-    [S_COUNT] = { "count", ETL_COL_UINT, 10 },
-    [S_BYTES] = { "bytes", ETL_COL_UINT, 12 },
-    [S_FIRST] = { "first", ETL_COL_TIME, 14 },
-    [S_LAST] = { "last", ETL_COL_TIME, 14 },
+    [S_SECTION] = { "section", ETL_COL_NAME, -8, false },
+    [S_NAME] = { "name", ETL_COL_NAME, -52, false },
+    [S_COUNT] = { "count", ETL_COL_UINT, 10, false },
+    [S_BYTES] = { "bytes", ETL_COL_UINT, 12, false },
+    [S_FIRST] = { "first", ETL_COL_TIME, 14, false },
+    [S_LAST] = { "last", ETL_COL_TIME, 14, false },
 };
 
 const struct etl_table etl_table_stats = { "stat", stats_cols, S_COUNT_COLS, false };

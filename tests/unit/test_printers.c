@@ -1,0 +1,1156 @@
+/*
+ * test_printers.c - the four printers (text, csv, xml, json) driven through
+ * an etl_out on a temporary file with a hand-made table of every column type,
+ * hostile strings (separators, quotes, CR/LF, TAB, control bytes, invalid
+ * UTF-8, U+FFFE, an emoji, very long strings) and unset cells. Each output is
+ * read back and parsed strictly: CSV by an RFC 4180 parser, JSON by a small
+ * JSON parser, XML by libxml2 (and validated against doc/etldump.xsd with the
+ * views' real tables); text must hold no control byte but LF and only valid
+ * UTF-8. Write errors: an etl_out on /dev/full.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlschemas.h>
+
+#include "print/printer.h"
+#include "view/view.h"
+
+/* ---- the hand-made table ----------------------------------------------- */
+
+enum { C_U, C_I, C_H16, C_H32, C_H64, C_NAME, C_STR, C_GUID, C_TIME, C_FT, C_STR2, NCOLS };
+
+static const struct etl_column rec_cols[NCOLS] = {
+    [C_U] = { .name = "u", .type = ETL_COL_UINT, .width = 20 },
+    [C_I] = { .name = "i", .type = ETL_COL_INT, .width = 20 },
+    [C_H16] = { .name = "h16", .type = ETL_COL_HEX16, .width = 6 },
+    [C_H32] = { .name = "h32", .type = ETL_COL_HEX32, .width = 10 },
+    [C_H64] = { .name = "h64", .type = ETL_COL_HEX64, .width = 18 },
+    [C_NAME] = { .name = "name", .type = ETL_COL_NAME, .width = -8 },
+    [C_STR] = { .name = "str", .type = ETL_COL_STR, .width = -24 },
+    [C_GUID] = { .name = "guid", .type = ETL_COL_GUID, .width = -36 },
+    [C_TIME] = { .name = "time", .type = ETL_COL_TIME, .width = 12 },
+    [C_FT] = { .name = "ft", .type = ETL_COL_FILETIME, .width = 28 },
+    [C_STR2] = { .name = "str2", .type = ETL_COL_STR, .width = 10 },
+};
+
+static const struct etl_table rec_table = { "rec", rec_cols, NCOLS, false };
+static const struct etl_table rec_vtable = { "rec", rec_cols, NCOLS, true };
+
+/* What every set scalar cell holds, and how CSV, JSON and XML show it
+ * (time: rel mode, clock below). */
+static const uint8_t guid_bytes[16] = { 0x33, 0x22, 0x11, 0x00, 0x55, 0x44, 0x77, 0x66,
+                                        0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff };
+static const char *const scalar_text[NCOLS] = {
+    [C_U] = "18446744073709551615",
+    [C_I] = "-9223372036854775808",
+    [C_H16] = "0x00ab",
+    [C_H32] = "0xdeadbeef",
+    [C_H64] = "0x0000000000001234",
+    [C_NAME] = "SYSTEM64",
+    [C_GUID] = "00112233-4455-6677-8899-aabbccddeeff",
+    [C_TIME] = "0.001500000",
+    [C_FT] = "2022-04-20T21:27:15.2722435Z",
+};
+static const bool json_number[NCOLS] = { [C_U] = true, [C_I] = true, [C_TIME] = true };
+
+static const char *const hostile_fixed[] = {
+    "plain",
+    "a,b,c",
+    "say \"hi\"",
+    "\"",
+    "line1\r\nline2",
+    "lf\nonly",
+    "cr\ronly",
+    "tab\there",
+    "\001ctl\033esc\177del",
+    "bad\xff\xfeutf8",
+    "U+FFFE:\xef\xbf\xbe U+FFFF:\xef\xbf\xbf",
+    "emoji \xf0\x9f\x98\x80!",
+    "<tag a='x'>&amp;</tag>",
+    "back\\slash\\",
+    " lead and trail ",
+    "",
+    "truncated \xe2\x82",
+    "overlong \xc0\xaf surrogate \xed\xa0\x80 big \xf4\x90\x80\x80 f5 \xf5",
+    "C1 \xc2\x85 nbsp \xc2\xa0 bom \xef\xbb\xbf",
+    ",\",\r\n",
+};
+#define NFIXED (sizeof hostile_fixed / sizeof hostile_fixed[0])
+#define NHOSTILE (NFIXED + 2)
+#define LONG_DIRTY 100000
+#define LONG_PLAIN 5000
+
+static char *long_dirty, *long_plain;
+static const char *hostile[NHOSTILE];
+
+static const char *const bad_path = "in/\001dir\377/\"q\"&<x>.etl";
+static const char *const bad_msg = "bad \x01 record \xff \"here\" & <there>";
+
+/* Fills hostile[] (the fixed strings plus two long ones). */
+static void setup_strings(void)
+{
+    static const char piece[] = "abc,\"\r\n\t\x01\xff\xef\xbf\xbe\xf0\x9f\x98\x80 \\<&>";
+    if (!long_dirty) {
+        long_dirty = malloc(LONG_DIRTY + 1);
+        long_plain = malloc(LONG_PLAIN + 1);
+        ck_assert_ptr_nonnull(long_dirty);
+        ck_assert_ptr_nonnull(long_plain);
+        for (size_t i = 0; i < LONG_DIRTY; i++)
+            long_dirty[i] = piece[i % (sizeof piece - 1)];
+        long_dirty[LONG_DIRTY] = '\0';
+        memset(long_plain, 'y', LONG_PLAIN);
+        long_plain[LONG_PLAIN] = '\0';
+    }
+    for (size_t i = 0; i < NFIXED; i++)
+        hostile[i] = hostile_fixed[i];
+    hostile[NFIXED] = long_dirty;
+    hostile[NFIXED + 1] = long_plain;
+}
+
+/* Rows: 0..NHOSTILE-1 all cells set (str = hostile[k], str2 = the next one),
+ * then one with no cell set, then one with some. */
+#define NROWS (NHOSTILE + 2)
+#define ROW_EMPTY NHOSTILE
+#define ROW_PARTIAL (NHOSTILE + 1)
+
+static bool cell_set(size_t row, size_t col)
+{
+    if (row == ROW_EMPTY)
+        return false;
+    if (row == ROW_PARTIAL)
+        return col == C_U || col == C_STR || col == C_TIME || col == C_STR2;
+    return true;
+}
+
+/* The string cell (row, col) holds. */
+static const char *cell_str(size_t row, size_t col)
+{
+    if (col == C_NAME)
+        return scalar_text[C_NAME];
+    if (row == ROW_PARTIAL)
+        return col == C_STR ? "a,b" : "";
+    return hostile[(row + (col == C_STR2)) % NHOSTILE];
+}
+
+static void fill_row(size_t row, struct etl_value *v)
+{
+    memset(v, 0, NCOLS * sizeof *v);
+    v[C_U].v.u = UINT64_MAX;
+    v[C_I].v.i = INT64_MIN;
+    v[C_H16].v.u = 0xab;
+    v[C_H32].v.u = 0xdeadbeef;
+    v[C_H64].v.u = 0x1234;
+    v[C_NAME].v.s = scalar_text[C_NAME];
+    v[C_STR].v.s = cell_str(row, C_STR);
+    v[C_GUID].v.g = guid_bytes;
+    v[C_TIME].v.i = 16000;
+    v[C_FT].v.i = 132949636352722435LL;
+    v[C_STR2].v.s = cell_str(row, C_STR2);
+    for (size_t c = 0; c < NCOLS; c++)
+        v[c].set = cell_set(row, c);
+}
+
+/* Rows before which the problem is reported. */
+#define PROBLEM_AT 3
+
+/* Drives p through one file of the hand-made table; returns the first
+ * non-zero result (0 if none). */
+static int drive(struct etl_printer *p, const struct etl_table *t)
+{
+    int rc = 0;
+    p->clock.t0 = 1000;
+    p->clock.freq = 10000000;
+    p->clock.start_filetime = 132949636352722435LL;
+    p->clock.valid = true;
+    rc |= p->ops->begin_file(p, bad_path, NULL);
+    rc |= p->ops->begin_table(p, t);
+    for (size_t r = 0; r < NROWS; r++) {
+        struct etl_value v[NCOLS];
+        if (r == PROBLEM_AT)
+            rc |= p->ops->problem(p, 123, bad_msg);
+        fill_row(r, v);
+        rc |= p->ops->row(p, v);
+    }
+    rc |= p->ops->end_table(p);
+    rc |= p->ops->end_file(p);
+    return rc;
+}
+
+/* ---- capturing output ---------------------------------------------------- */
+
+struct capture {
+    FILE *tmp;
+    struct etl_out out;
+    struct etl_printer *p;
+};
+
+static struct etl_printer *cap_open(struct capture *c, const char *format,
+                                    enum etl_time_mode mode)
+{
+    c->tmp = tmpfile();
+    ck_assert_ptr_nonnull(c->tmp);
+    /* A small buffer so that the slow path of etl_out_write is taken. */
+    ck_assert(etl_out_init(&c->out, fileno(c->tmp), 512));
+    c->p = etl_printer_new(format, &c->out, mode);
+    ck_assert_ptr_nonnull(c->p);
+    return c->p;
+}
+
+/* Finishes the printer and returns everything written (NUL-terminated, the
+ * caller frees); *len is its length. */
+static char *cap_close(struct capture *c, size_t *len)
+{
+    ck_assert_int_eq(c->p->ops->finish(c->p), 0);
+    ck_assert_int_eq(c->out.err, 0);
+    etl_printer_free(c->p);
+    etl_out_free(&c->out);
+    int fd = fileno(c->tmp);
+    off_t end = lseek(fd, 0, SEEK_END);
+    ck_assert(end >= 0);
+    char *buf = malloc((size_t)end + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert(lseek(fd, 0, SEEK_SET) == 0);
+    size_t got = 0;
+    while (got < (size_t)end) {
+        ssize_t n = read(fd, buf + got, (size_t)end - got);
+        ck_assert(n > 0);
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    fclose(c->tmp);
+    *len = got;
+    return buf;
+}
+
+/* Runs the hand-made table through a printer; returns its output. */
+static char *run(const char *format, const struct etl_table *t, size_t *len)
+{
+    struct capture c;
+    struct etl_printer *p = cap_open(&c, format, ETL_TIME_REL);
+    ck_assert_int_eq(drive(p, t), 0);
+    return cap_close(&c, len);
+}
+
+/* ---- UTF-8 and the expected strings ------------------------------------- */
+
+/* Strict UTF-8: length of the valid sequence at s[0..n) and its code point,
+ * or 0. */
+static size_t utf8_at(const unsigned char *s, size_t n, unsigned *cp)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+        len = 2, min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3, min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    unsigned v = c & (0x7Fu >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[i] & 0x3Fu);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v < 0xE000))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+static bool valid_utf8(const char *s, size_t n)
+{
+    unsigned cp;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_at((const unsigned char *)s + i, n - i, &cp);
+        if (!k)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
+/* The string s as a printer that replaces what it cannot hold shows it:
+ * every byte outside valid UTF-8 becomes U+FFFD; with xml, also C0 controls
+ * other than TAB, LF, CR, and U+FFFE and U+FFFF (one U+FFFD each). */
+static char *expect_clean(const char *s, bool xml)
+{
+    size_t n = strlen(s);
+    char *out = malloc(3 * n + 1);
+    ck_assert_ptr_nonnull(out);
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        size_t k = utf8_at((const unsigned char *)s + i, n - i, &cp);
+        bool bad = k == 0;
+        if (xml && k && ((cp < 0x20 && cp != 9 && cp != 10 && cp != 13) ||
+                         cp == 0xFFFE || cp == 0xFFFF))
+            bad = true;
+        if (bad) {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i += k ? k : 1;
+        } else {
+            memcpy(out + o, s + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* ---- a strict RFC 4180 parser -------------------------------------------- */
+
+struct csv_doc {
+    char ***rec;      /* rec[r][f] */
+    size_t *nf;
+    size_t nrec;
+};
+
+/* Parses all of s[0..n): fields quoted (only at field start, "" inside) or
+ * not (no quote, CR or LF), records ending in CRLF. Returns false with *why
+ * on anything else. */
+static bool csv_parse(const char *s, size_t n, struct csv_doc *d, const char **why)
+{
+    memset(d, 0, sizeof *d);
+    size_t cap = 0, i = 0;
+    while (i < n) {
+        if (d->nrec == cap) {
+            cap = cap ? 2 * cap : 16;
+            d->rec = realloc(d->rec, cap * sizeof *d->rec);
+            d->nf = realloc(d->nf, cap * sizeof *d->nf);
+            ck_assert(d->rec && d->nf);
+        }
+        char **fields = NULL;
+        size_t nf = 0;
+        for (;;) {
+            char *f = malloc(n - i + 1);
+            ck_assert_ptr_nonnull(f);
+            size_t fl = 0;
+            if (i < n && s[i] == '"') {
+                i++;
+                for (;;) {
+                    if (i >= n) {
+                        *why = "end of input inside a quoted field";
+                        return false;
+                    }
+                    if (s[i] == '"') {
+                        if (i + 1 < n && s[i + 1] == '"') {
+                            f[fl++] = '"';
+                            i += 2;
+                            continue;
+                        }
+                        i++;
+                        break;
+                    }
+                    f[fl++] = s[i++];
+                }
+            } else {
+                while (i < n && s[i] != ',' && s[i] != '\r' && s[i] != '\n') {
+                    if (s[i] == '"') {
+                        *why = "quote inside an unquoted field";
+                        return false;
+                    }
+                    f[fl++] = s[i++];
+                }
+            }
+            f[fl] = '\0';
+            fields = realloc(fields, (nf + 1) * sizeof *fields);
+            ck_assert_ptr_nonnull(fields);
+            fields[nf++] = f;
+            if (i < n && s[i] == ',') {
+                i++;
+                continue;
+            }
+            if (i + 1 < n && s[i] == '\r' && s[i + 1] == '\n') {
+                i += 2;
+                break;
+            }
+            *why = i >= n ? "last record without CRLF" : "bare CR or LF, or text after a closing quote";
+            return false;
+        }
+        d->rec[d->nrec] = fields;
+        d->nf[d->nrec] = nf;
+        d->nrec++;
+    }
+    return true;
+}
+
+static void csv_free(struct csv_doc *d)
+{
+    for (size_t r = 0; r < d->nrec; r++) {
+        for (size_t f = 0; f < d->nf[r]; f++)
+            free(d->rec[r][f]);
+        free(d->rec[r]);
+    }
+    free(d->rec);
+    free(d->nf);
+}
+
+/* ---- a small strict JSON parser (objects of strings and numbers) -------- */
+
+struct jpair {
+    char key[32];
+    char *val;        /* decoded string, or the number's text */
+    bool is_string;
+};
+
+struct jobj {
+    struct jpair p[NCOLS + 4];
+    size_t n;
+};
+
+/* Appends code point cp as UTF-8. */
+static size_t put_utf8(char *o, unsigned cp)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xC0 | (cp >> 6));
+        o[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | (cp >> 12));
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | (cp >> 18));
+    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static bool hex4(const char *s, unsigned *v)
+{
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        unsigned d;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            return false;
+        *v = *v * 16 + d;
+    }
+    return true;
+}
+
+/* Parses the JSON string at *sp (at its quote) into a new buffer. */
+static char *json_str(const char **sp, const char *end)
+{
+    const char *s = *sp;
+    if (s >= end || *s != '"')
+        return NULL;
+    s++;
+    char *out = malloc((size_t)(end - s) + 1);
+    ck_assert_ptr_nonnull(out);
+    size_t o = 0;
+    while (s < end && *s != '"') {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20)
+            goto bad; /* raw control characters are not JSON */
+        if (c != '\\') {
+            out[o++] = *s++;
+            continue;
+        }
+        if (s + 1 >= end)
+            goto bad;
+        char e = s[1];
+        s += 2;
+        switch (e) {
+        case '"': out[o++] = '"'; break;
+        case '\\': out[o++] = '\\'; break;
+        case '/': out[o++] = '/'; break;
+        case 'b': out[o++] = '\b'; break;
+        case 'f': out[o++] = '\f'; break;
+        case 'n': out[o++] = '\n'; break;
+        case 'r': out[o++] = '\r'; break;
+        case 't': out[o++] = '\t'; break;
+        case 'u': {
+            unsigned cp, lo;
+            if (end - s < 4 || !hex4(s, &cp))
+                goto bad;
+            s += 4;
+            if (cp >= 0xD800 && cp < 0xDC00) {
+                if (end - s < 6 || s[0] != '\\' || s[1] != 'u' || !hex4(s + 2, &lo) ||
+                    lo < 0xDC00 || lo >= 0xE000)
+                    goto bad;
+                s += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                goto bad;
+            }
+            o += put_utf8(out + o, cp);
+            break;
+        }
+        default:
+            goto bad;
+        }
+    }
+    if (s >= end)
+        goto bad;
+    out[o] = '\0';
+    *sp = s + 1;
+    return out;
+bad:
+    free(out);
+    return NULL;
+}
+
+/* Parses one JSON object line s[0..n). */
+static bool json_parse(const char *s, size_t n, struct jobj *j)
+{
+    const char *p = s, *end = s + n;
+    j->n = 0;
+    if (p >= end || *p++ != '{')
+        return false;
+    if (p < end && *p == '}')
+        return p + 1 == end;
+    for (;;) {
+        if (j->n == sizeof j->p / sizeof j->p[0])
+            return false;
+        struct jpair *pr = &j->p[j->n];
+        char *k = json_str(&p, end);
+        if (!k)
+            return false;
+        snprintf(pr->key, sizeof pr->key, "%s", k);
+        free(k);
+        if (p >= end || *p++ != ':')
+            return false;
+        if (p < end && *p == '"') {
+            pr->val = json_str(&p, end);
+            if (!pr->val)
+                return false;
+            pr->is_string = true;
+        } else {
+            /* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+            const char *b = p;
+            if (p < end && *p == '-')
+                p++;
+            if (p < end && *p == '0') {
+                p++;
+            } else {
+                if (p >= end || *p < '1' || *p > '9')
+                    return false;
+                while (p < end && *p >= '0' && *p <= '9')
+                    p++;
+            }
+            if (p < end && *p == '.') {
+                p++;
+                if (p >= end || *p < '0' || *p > '9')
+                    return false;
+                while (p < end && *p >= '0' && *p <= '9')
+                    p++;
+            }
+            if (p < end && (*p == 'e' || *p == 'E'))
+                return false; /* etldump never writes exponents */
+            pr->val = strndup(b, (size_t)(p - b));
+            pr->is_string = false;
+        }
+        j->n++;
+        if (p < end && *p == ',') {
+            p++;
+            continue;
+        }
+        return p < end && *p == '}' && p + 1 == end;
+    }
+}
+
+static void json_free(struct jobj *j)
+{
+    for (size_t i = 0; i < j->n; i++)
+        free(j->p[i].val);
+    j->n = 0;
+}
+
+/* ---- CSV ----------------------------------------------------------------- */
+
+START_TEST(csv_hostile)
+{
+    setup_strings();
+    size_t len;
+    char *out = run("csv", &rec_table, &len);
+    struct csv_doc d;
+    const char *why = "";
+    bool ok = csv_parse(out, len, &d, &why);
+    ck_assert_msg(ok, "CSV does not parse: %s", why);
+    ck_assert_uint_eq(d.nrec, 1 + NROWS);
+    for (size_t r = 0; r < d.nrec; r++)
+        ck_assert_uint_eq(d.nf[r], NCOLS); /* constant field count */
+    for (size_t c = 0; c < NCOLS; c++)
+        ck_assert_str_eq(d.rec[0][c], rec_cols[c].name);
+    for (size_t r = 0; r < NROWS; r++) {
+        for (size_t c = 0; c < NCOLS; c++) {
+            const char *got = d.rec[r + 1][c];
+            const char *want = !cell_set(r, c) ? ""
+                               : (c == C_STR || c == C_STR2) ? cell_str(r, c)
+                                                              : scalar_text[c];
+            /* Each byte that is not valid UTF-8 becomes U+FFFD. */
+            static char *fixed;
+            free(fixed);
+            fixed = malloc(3 * strlen(want) + 1);
+            ck_assert_ptr_nonnull(fixed);
+            {
+                size_t o = 0;
+                for (const unsigned char *q = (const unsigned char *)want; *q;) {
+                    unsigned cp;
+                    size_t l = *q < 0x80 ? 1 : etl_utf8_decode(q, &cp);
+                    if (l) {
+                        memcpy(fixed + o, q, l);
+                        o += l;
+                        q += l;
+                    } else {
+                        memcpy(fixed + o, "\xef\xbf\xbd", 3);
+                        o += 3;
+                        q++;
+                    }
+                }
+                fixed[o] = '\0';
+                want = fixed;
+            }
+            ck_assert_msg(strcmp(got, want) == 0, "row %zu col %s: got \"%.60s\" want \"%.60s\"",
+                          r, rec_cols[c].name, got, want);
+        }
+    }
+    /* Quoting as RFC 4180 spells it, checked on the raw text too. */
+    ck_assert_ptr_nonnull(strstr(out, ",\"a,b,c\","));
+    ck_assert_ptr_nonnull(strstr(out, ",\"say \"\"hi\"\"\","));
+    ck_assert_ptr_nonnull(strstr(out, ",\"\"\"\","));
+    ck_assert_ptr_nonnull(strstr(out, ",\"line1\r\nline2\","));
+    ck_assert_ptr_nonnull(strstr(out, ",\"lf\nonly\","));
+    ck_assert_ptr_nonnull(strstr(out, ",\"cr\ronly\","));
+    ck_assert_ptr_nonnull(strstr(out, ",plain,"));
+    csv_free(&d);
+    free(out);
+}
+END_TEST
+
+/* One header for the output, even over several files of the same table. */
+START_TEST(csv_one_header)
+{
+    setup_strings();
+    struct capture c;
+    struct etl_printer *p = cap_open(&c, "csv", ETL_TIME_REL);
+    ck_assert_int_eq(drive(p, &rec_table), 0);
+    ck_assert_int_eq(drive(p, &rec_table), 0);
+    size_t len;
+    char *out = cap_close(&c, &len);
+    struct csv_doc d;
+    const char *why = "";
+    ck_assert_msg(csv_parse(out, len, &d, &why), "CSV does not parse: %s", why);
+    ck_assert_uint_eq(d.nrec, 1 + 2 * NROWS);
+    csv_free(&d);
+    free(out);
+}
+END_TEST
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+START_TEST(json_hostile)
+{
+    setup_strings();
+    size_t len;
+    char *out = run("json", &rec_table, &len);
+    ck_assert_msg(valid_utf8(out, len), "JSON output is not UTF-8");
+    size_t row = 0;
+    for (char *line = out; *line;) {
+        char *nl = strchr(line, '\n');
+        ck_assert_ptr_nonnull(nl); /* every line ends in LF */
+        ck_assert_uint_lt(row, NROWS);
+        struct jobj j;
+        ck_assert_msg(json_parse(line, (size_t)(nl - line), &j),
+                      "row %zu does not parse: %.80s", row, line);
+        size_t k = 0;
+        for (size_t c = 0; c < NCOLS; c++) {
+            if (!cell_set(row, c))
+                continue; /* unset cells are left out */
+            ck_assert_uint_lt(k, j.n);
+            ck_assert_str_eq(j.p[k].key, rec_cols[c].name); /* column order */
+            ck_assert(j.p[k].is_string == !json_number[c]);
+            if (c == C_STR || c == C_STR2) {
+                char *want = expect_clean(cell_str(row, c), false);
+                ck_assert_msg(strcmp(j.p[k].val, want) == 0, "row %zu %s: \"%.60s\" != \"%.60s\"",
+                              row, rec_cols[c].name, j.p[k].val, want);
+                free(want);
+            } else {
+                ck_assert_str_eq(j.p[k].val, scalar_text[c]);
+            }
+            k++;
+        }
+        ck_assert_uint_eq(k, j.n);
+        json_free(&j);
+        row++;
+        line = nl + 1;
+    }
+    ck_assert_uint_eq(row, NROWS);
+    /* The escapes themselves. */
+    ck_assert_ptr_nonnull(strstr(out, "\"\\u0001ctl\\u001besc"));
+    ck_assert_ptr_nonnull(strstr(out, "\"say \\\"hi\\\"\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"back\\\\slash\\\\\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"bad\\ufffd\\ufffdutf8\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"line1\\r\\nline2\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"tab\\there\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"emoji \xf0\x9f\x98\x80!\""));
+    free(out);
+}
+END_TEST
+
+/* ---- XML ----------------------------------------------------------------- */
+
+static xmlDocPtr xml_parse(const char *buf, size_t len)
+{
+    ck_assert(len < INT32_MAX);
+    return xmlReadMemory(buf, (int)len, "out.xml", NULL,
+                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+}
+
+/* The next element sibling starting at n (n included). */
+static xmlNodePtr elem(xmlNodePtr n)
+{
+    while (n && n->type != XML_ELEMENT_NODE)
+        n = n->next;
+    return n;
+}
+
+static bool name_is(xmlNodePtr n, const char *name)
+{
+    return n && xmlStrcmp(n->name, BAD_CAST name) == 0;
+}
+
+/* Asserts attribute name of n equals want. */
+static void assert_prop(xmlNodePtr n, const char *name, const char *want)
+{
+    xmlChar *v = xmlGetProp(n, BAD_CAST name);
+    ck_assert_msg(v != NULL, "<%s> lacks %s", (const char *)n->name, name);
+    ck_assert_msg(strcmp((const char *)v, want) == 0, "<%s %s>: \"%.60s\" != \"%.60s\"",
+                  (const char *)n->name, name, (const char *)v, want);
+    xmlFree(v);
+}
+
+/* Checks the rows of one <file> of the hand-made table; returns the node
+ * after them. */
+static xmlNodePtr check_xml_rows(xmlNodePtr n)
+{
+    for (size_t r = 0; r < NROWS; r++) {
+        if (r == PROBLEM_AT) {
+            n = elem(n);
+            ck_assert_msg(name_is(n, "problem"), "no <problem> before row %zu", r);
+            assert_prop(n, "offset", "123");
+            char *m = expect_clean(bad_msg, true);
+            assert_prop(n, "message", m);
+            free(m);
+            ck_assert_ptr_null(n->properties->next->next);
+            n = n->next;
+        }
+        n = elem(n);
+        ck_assert_msg(name_is(n, "rec"), "row %zu is <%s>", r, n ? (const char *)n->name : "none");
+        xmlAttrPtr a = n->properties;
+        for (size_t c = 0; c < NCOLS; c++) {
+            if (!cell_set(r, c))
+                continue;
+            /* Attributes in column order, named by the columns. */
+            ck_assert_ptr_nonnull(a);
+            ck_assert_str_eq((const char *)a->name, rec_cols[c].name);
+            a = a->next;
+            if (c == C_STR || c == C_STR2) {
+                char *want = expect_clean(cell_str(r, c), true);
+                assert_prop(n, rec_cols[c].name, want);
+                free(want);
+            } else {
+                assert_prop(n, rec_cols[c].name, scalar_text[c]);
+            }
+        }
+        ck_assert_ptr_null(a); /* unset cells are left out */
+        ck_assert_ptr_null(elem(n->children));
+        n = n->next;
+    }
+    return n;
+}
+
+START_TEST(xml_hostile)
+{
+    setup_strings();
+    size_t len;
+    char *out = run("xml", &rec_table, &len);
+    ck_assert_msg(valid_utf8(out, len), "XML output is not UTF-8");
+    ck_assert(strncmp(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", 39) == 0);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)out[i];
+        ck_assert_msg(ch >= 0x20 || ch == '\n', "byte 0x%02x at %zu", ch, i);
+    }
+    xmlDocPtr doc = xml_parse(out, len);
+    ck_assert_msg(doc != NULL, "XML output is not well-formed");
+    xmlNodePtr root = xmlDocGetRootElement(doc);
+    ck_assert(name_is(root, "etldump"));
+    assert_prop(root, "version", "1");
+    xmlNodePtr f = elem(root->children);
+    ck_assert(name_is(f, "file"));
+    char *path = expect_clean(bad_path, true);
+    assert_prop(f, "path", path);
+    free(path);
+    xmlNodePtr n = check_xml_rows(f->children);
+    ck_assert_ptr_null(elem(n));
+    ck_assert_ptr_null(elem(f->next));
+    xmlFreeDoc(doc);
+    free(out);
+}
+END_TEST
+
+/* Structure whatever the order of calls: no file at all, a file left open
+ * after an error, a problem outside any file, two files. */
+START_TEST(xml_structure)
+{
+    setup_strings();
+    struct capture c;
+    size_t len;
+    char *out;
+    xmlDocPtr doc;
+
+    /* No input could be opened: an empty root. */
+    cap_open(&c, "xml", ETL_TIME_REL);
+    out = cap_close(&c, &len);
+    doc = xml_parse(out, len);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert(name_is(xmlDocGetRootElement(doc), "etldump"));
+    ck_assert_ptr_null(elem(xmlDocGetRootElement(doc)->children));
+    xmlFreeDoc(doc);
+    free(out);
+
+    /* A problem before any file, a file whose end_file never comes (main
+     * skips it after an error), a second file, finish. */
+    struct etl_printer *p = cap_open(&c, "xml", ETL_TIME_REL);
+    ck_assert_int_eq(p->ops->problem(p, 0, "early \x02"), 0);
+    ck_assert_int_eq(p->ops->begin_file(p, "one", NULL), 0);
+    ck_assert_int_eq(p->ops->begin_table(p, &rec_table), 0);
+    struct etl_value v[NCOLS];
+    fill_row(0, v);
+    ck_assert_int_eq(p->ops->row(p, v), 0);
+    ck_assert_int_eq(drive(p, &rec_table), 0);
+    ck_assert_int_eq(p->ops->begin_file(p, "three", NULL), 0);
+    ck_assert_int_eq(p->ops->problem(p, UINT64_MAX, "last"), 0);
+    out = cap_close(&c, &len);
+    doc = xml_parse(out, len);
+    ck_assert_msg(doc != NULL, "not well-formed:\n%.2000s", out);
+    xmlNodePtr n = elem(xmlDocGetRootElement(doc)->children);
+    ck_assert(name_is(n, "problem"));
+    assert_prop(n, "message", "early \xef\xbf\xbd");
+    n = elem(n->next);
+    ck_assert(name_is(n, "file"));
+    assert_prop(n, "path", "one");
+    ck_assert(name_is(elem(n->children), "rec"));
+    n = elem(n->next);
+    ck_assert(name_is(n, "file"));
+    ck_assert_ptr_null(elem(check_xml_rows(n->children)));
+    n = elem(n->next);
+    ck_assert(name_is(n, "file"));
+    assert_prop(n, "path", "three");
+    ck_assert(name_is(elem(n->children), "problem"));
+    assert_prop(elem(n->children), "offset", "18446744073709551615");
+    ck_assert_ptr_null(elem(n->next));
+    xmlFreeDoc(doc);
+    free(out);
+
+    /* Destroyed without finish: nothing leaks (run under valgrind). */
+    p = cap_open(&c, "xml", ETL_TIME_REL);
+    ck_assert_int_eq(p->ops->begin_file(p, "x", NULL), 0);
+    etl_printer_free(p);
+    etl_out_free(&c.out);
+    fclose(c.tmp);
+}
+END_TEST
+
+/* ---- the real tables against doc/etldump.xsd ---------------------------- */
+
+/* Returns the schema's path: doc/etldump.xsd beside this file's tests/. */
+static char *schema_path(void)
+{
+    const char *env = getenv("ETLDUMP_SRCDIR");
+    char *path = malloc(4096);
+    ck_assert_ptr_nonnull(path);
+    if (env) {
+        snprintf(path, 4096, "%s/doc/etldump.xsd", env);
+        return path;
+    }
+    const char *file = __FILE__;
+    const char *slash = strrchr(file, '/');
+    if (slash)
+        snprintf(path, 4096, "%.*s/../../doc/etldump.xsd", (int)(slash - file), file);
+    else
+        snprintf(path, 4096, "../../doc/etldump.xsd");
+    if (access(path, R_OK) != 0)
+        snprintf(path, 4096, "doc/etldump.xsd");
+    return path;
+}
+
+static xmlSchemaPtr load_schema(void)
+{
+    char *path = schema_path();
+    xmlSchemaParserCtxtPtr pc = xmlSchemaNewParserCtxt(path);
+    ck_assert_ptr_nonnull(pc);
+    xmlSchemaPtr schema = xmlSchemaParse(pc);
+    ck_assert_msg(schema != NULL, "cannot load the schema %s", path);
+    xmlSchemaFreeParserCtxt(pc);
+    free(path);
+    return schema;
+}
+
+/* Drops a validation message (for documents meant to be rejected). */
+static void quiet(void *ctx, xmlErrorPtr e)
+{
+    (void)ctx;
+    (void)e;
+}
+
+static int validate(xmlSchemaPtr schema, xmlDocPtr doc)
+{
+    xmlSchemaValidCtxtPtr vc = xmlSchemaNewValidCtxt(schema);
+    ck_assert_ptr_nonnull(vc);
+    int rc = xmlSchemaValidateDoc(vc, doc);
+    xmlSchemaFreeValidCtxt(vc);
+    return rc;
+}
+
+/* Fills a row of a view's table: every cell set, with values at the edges
+ * of their types (names the schema enumerates get a listed one). */
+static void fill_view_row(const struct etl_table *t, struct etl_value *v, int variant)
+{
+    static const char *const names[][2] = {
+        { "section", "kind" }, { "source", "compact" }, { "compact_form", "idle_short" },
+        { "os_version", "10.0" }, { "layout_version", "2.0" },
+    };
+    for (size_t c = 0; c < t->ncols; c++) {
+        const struct etl_column *col = &t->cols[c];
+        v[c].set = true;
+        switch (col->type) {
+        case ETL_COL_UINT:
+        case ETL_COL_HEX16:
+        case ETL_COL_HEX32:
+        case ETL_COL_HEX64:
+            v[c].v.u = variant ? UINT64_MAX : 0;
+            break;
+        case ETL_COL_INT:
+            v[c].v.i = variant ? INT64_MIN : INT64_MAX;
+            break;
+        case ETL_COL_TIME:
+            v[c].v.i = variant ? -5000000 : 132949636352722435LL;
+            break;
+        case ETL_COL_FILETIME:
+            v[c].v.i = variant ? 0 : 132949636352722435LL;
+            break;
+        case ETL_COL_GUID:
+            v[c].v.g = guid_bytes;
+            break;
+        case ETL_COL_NAME:
+        case ETL_COL_STR:
+            v[c].v.s = variant ? hostile_fixed[8] : long_dirty;
+            for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+                if (strcmp(col->name, names[k][0]) == 0)
+                    v[c].v.s = names[k][1];
+            break;
+        }
+    }
+}
+
+START_TEST(xml_schema_views)
+{
+    setup_strings();
+    xmlSchemaPtr schema = load_schema();
+    static const struct etl_table *const views[] = {
+        &etl_table_switches, &etl_table_events, &etl_table_stats, &etl_table_info,
+    };
+    static const enum etl_time_mode modes[] = { ETL_TIME_REL, ETL_TIME_RAW, ETL_TIME_ABS };
+    for (size_t m = 0; m < 3; m++) {
+        for (size_t vi = 0; vi < 4; vi++) {
+            struct capture c;
+            struct etl_printer *p = cap_open(&c, "xml", modes[m]);
+            p->clock.t0 = 1000;
+            p->clock.freq = 10000000;
+            p->clock.start_filetime = 132949636352722435LL;
+            struct etl_value v[64];
+            ck_assert_int_eq(p->ops->begin_file(p, bad_path, NULL), 0);
+            ck_assert_uint_le(etl_table_info.ncols, 64);
+            ck_assert_uint_le(views[vi]->ncols, 64);
+            ck_assert_int_eq(p->ops->begin_table(p, &etl_table_info), 0);
+            fill_view_row(&etl_table_info, v, 0);
+            ck_assert_int_eq(p->ops->row(p, v), 0);
+            ck_assert_int_eq(p->ops->end_table(p), 0);
+            if (views[vi] != &etl_table_info) {
+                ck_assert_int_eq(p->ops->begin_table(p, views[vi]), 0);
+                for (int variant = 0; variant < 2; variant++) {
+                    fill_view_row(views[vi], v, variant);
+                    ck_assert_int_eq(p->ops->row(p, v), 0);
+                    ck_assert_int_eq(p->ops->problem(p, 77, bad_msg), 0);
+                }
+                ck_assert_int_eq(p->ops->end_table(p), 0);
+            }
+            ck_assert_int_eq(p->ops->end_file(p), 0);
+            size_t len;
+            char *out = cap_close(&c, &len);
+            xmlDocPtr doc = xml_parse(out, len);
+            ck_assert_ptr_nonnull(doc);
+            ck_assert_msg(validate(schema, doc) == 0, "<%s> rows (time mode %zu) do not validate",
+                          views[vi]->name, m);
+            xmlFreeDoc(doc);
+            free(out);
+        }
+    }
+    /* The schema does reject what it should. */
+    static const char *const bad[] = {
+        "<etldump version=\"1\"><file path=\"a\"><event bogus=\"1\"/></file></etldump>",
+        "<etldump version=\"1\"><file path=\"a\"><stat file=\"f\" section=\"kind\" name=\"n\" "
+        "count=\"-1\" bytes=\"0\"/></file></etldump>",
+        "<etldump version=\"1\"><file><trace/></file></etldump>",
+        "<etldump version=\"1\"><file path=\"a\"><event cpu=\"0\" header_type=\"X\" size=\"1\" "
+        "buffer_offset=\"0\" event_offset=\"0\" hook_id=\"0xABCD\"/></file></etldump>",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        xmlDocPtr doc = xml_parse(bad[i], strlen(bad[i]));
+        ck_assert_ptr_nonnull(doc);
+        xmlSchemaValidCtxtPtr vc = xmlSchemaNewValidCtxt(schema);
+        xmlSchemaSetValidStructuredErrors(vc, quiet, NULL);
+        ck_assert_msg(xmlSchemaValidateDoc(vc, doc) != 0, "schema accepts bad document %zu", i);
+        xmlSchemaFreeValidCtxt(vc);
+        xmlFreeDoc(doc);
+    }
+    xmlSchemaFree(schema);
+}
+END_TEST
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* No byte below 0x20 but LF, and only valid UTF-8. */
+static void assert_terminal_safe(const char *out, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)out[i];
+        ck_assert_msg(ch >= 0x20 || ch == '\n', "byte 0x%02x at %zu", ch, i);
+        ck_assert_msg(ch != 0x7f, "DEL at %zu", i);
+    }
+    ck_assert_msg(valid_utf8(out, len), "text output is not UTF-8");
+}
+
+START_TEST(text_hostile)
+{
+    setup_strings();
+    size_t len;
+    char *out = run("text", &rec_table, &len);
+    assert_terminal_safe(out, len);
+    /* One line per row plus the header line. */
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += out[i] == '\n';
+    ck_assert_uint_eq(lines, 1 + NROWS);
+    ck_assert_ptr_nonnull(strstr(out, "\\x01ctl\\x1besc\\x7fdel"));
+    ck_assert_ptr_nonnull(strstr(out, "bad\\xff\\xfeutf8"));
+    ck_assert_ptr_nonnull(strstr(out, "line1\\x0d\\x0aline2"));
+    ck_assert_ptr_nonnull(strstr(out, "emoji \xf0\x9f\x98\x80!"));
+    ck_assert_ptr_nonnull(strstr(out, "0.001500")); /* microseconds */
+    free(out);
+
+    out = run("text", &rec_vtable, &len);
+    assert_terminal_safe(out, len);
+    ck_assert_ptr_nonnull(strstr(out, "\nstr: tab\\x09here\n"));
+    ck_assert_ptr_nonnull(strstr(out, "\nguid: 00112233-4455-6677-8899-aabbccddeeff\n"));
+    free(out);
+}
+END_TEST
+
+/* ---- write errors -------------------------------------------------------- */
+
+START_TEST(write_error_dev_full)
+{
+    setup_strings();
+    static const char *const formats[] = { "text", "csv", "xml", "json" };
+    for (size_t k = 0; k < 4; k++) {
+        int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        struct etl_out out;
+        ck_assert(etl_out_init(&out, fd, 256));
+        struct etl_printer *p = etl_printer_new(formats[k], &out, ETL_TIME_REL);
+        ck_assert_ptr_nonnull(p);
+        /* Enough rows to overflow every buffer on the way (libxml2 keeps
+         * 4000 bytes before it calls back). */
+        int rc = 0;
+        for (int i = 0; i < 20 && rc == 0; i++)
+            rc = drive(p, &rec_table);
+        ck_assert_msg(rc != 0, "%s: no call reported the write error", formats[k]);
+        ck_assert_int_eq(out.err, ENOSPC);
+        /* Once failed, calls keep failing and finish says so. */
+        struct etl_value v[NCOLS];
+        fill_row(0, v);
+        ck_assert_int_eq(p->ops->row(p, v), -1);
+        ck_assert_int_eq(p->ops->finish(p), -1);
+        ck_assert_int_eq(out.err, ENOSPC);
+        etl_printer_free(p);
+        etl_out_free(&out);
+        close(fd);
+
+        /* A document too small to fill a buffer: finish reports it. */
+        fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert(etl_out_init(&out, fd, 1 << 16));
+        p = etl_printer_new(formats[k], &out, ETL_TIME_REL);
+        ck_assert_int_eq(p->ops->begin_file(p, "f", NULL), 0);
+        ck_assert_int_eq(p->ops->begin_table(p, &rec_table), 0);
+        ck_assert_int_eq(p->ops->row(p, v), 0);
+        ck_assert_int_eq(p->ops->end_table(p), 0);
+        ck_assert_int_eq(p->ops->end_file(p), 0);
+        ck_assert_int_eq(p->ops->finish(p), -1);
+        ck_assert_int_eq(out.err, ENOSPC);
+        etl_printer_free(p);
+        etl_out_free(&out);
+        close(fd);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("printers");
+    TCase *tc = tcase_create("printers");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, csv_hostile);
+    tcase_add_test(tc, csv_one_header);
+    tcase_add_test(tc, json_hostile);
+    tcase_add_test(tc, xml_hostile);
+    tcase_add_test(tc, xml_structure);
+    tcase_add_test(tc, xml_schema_views);
+    tcase_add_test(tc, text_hostile);
+    tcase_add_test(tc, write_error_dev_full);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    xmlCleanupParser();
+    free(long_dirty);
+    free(long_plain);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
