@@ -271,11 +271,12 @@ if [ -n "$first" ]; then
     "$etldump" --format=xml --stats "$first" "$tmp/no-such.etl" > "$tmp/missing.xml" 2>/dev/null
     rc=$?
     files=$(xmllint --xpath 'count(/etldump/file)' "$tmp/missing.xml" 2>/dev/null)
-    if [ "$rc" -eq 3 ] && [ "$files" = 1 ] &&
+    problems=$(xmllint --xpath 'count(/etldump/file[2]/problem)' "$tmp/missing.xml" 2>/dev/null)
+    if [ "$rc" -eq 3 ] && [ "$files" = 2 ] && [ "$problems" = 1 ] &&
        xmllint --noout --schema "$xsd" "$tmp/missing.xml" 2>/dev/null; then
         ok
     else
-        bad "missing input: exit $rc, $files <file> elements, or the document does not validate"
+        bad "missing input: exit $rc, $files <file> elements, ${problems:-?} problems, or the document does not validate"
     fi
 else
     echo "formats: no input files"
