@@ -235,7 +235,7 @@ int main(int argc, char **argv)
             printf("etldump %s\n", ETLDUMP_VERSION);
             return EXIT_CLEAN;
         default:
-            usage(stderr);
+            fprintf(stderr, "Try '%s --help' for more information.\n", progname);
             return EXIT_USAGE;
         }
     }
@@ -244,8 +244,8 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (optind >= argc) {
-        fprintf(stderr, "%s: no input file\n", progname);
-        usage(stderr);
+        fprintf(stderr, "%s: no input file\nTry '%s --help' for more information.\n",
+                progname, progname);
         return EXIT_USAGE;
     }
 

@@ -34,7 +34,7 @@ for t in build/tests/test_*; do
     [ "$st" = FAIL ] && sed -n '1,40p' "$log"
 done
 
-for s in tests/real.sh tests/switches.sh tests/golden.sh tests/formats.sh tests/hostile.sh tests/fuzz.sh tests/perf.sh; do
+for s in tests/real.sh tests/switches.sh tests/golden.sh tests/cli.sh tests/formats.sh tests/hostile.sh tests/fuzz.sh tests/perf.sh; do
     [ -f "$s" ] || continue
     name=$(basename "$s" .sh)
     case $name in

@@ -1,0 +1,86 @@
+#!/bin/sh
+# The command line's contract: exit statuses, messages, pipes, write errors,
+# several inputs, -o, --strict, --help. Usage: tests/cli.sh ETLDUMP
+set -u
+etldump=$1
+top=$(dirname "$0")/..
+sample=$top/samples/demo-compact.etl
+pass=0 fail=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# expect NAME STATUS COMMAND...: the command exits with STATUS.
+expect() {
+    name=$1 want=$2
+    shift 2
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ "$rc" -eq "$want" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "cli: FAIL: $name: exit $rc, want $want: $(head -n 2 "$tmp/err")"
+    fi
+}
+# check NAME CONDITION...: a shell test that must hold.
+check() {
+    name=$1
+    shift
+    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "cli: FAIL: $name"; fi
+}
+
+expect "clean" 0 "$etldump" "$sample"
+check "clean: nothing on stderr" test ! -s "$tmp/err"
+expect "--help" 0 "$etldump" --help
+check "--help names every option" sh -c "grep -q -- '--max-wait-reason' '$tmp/out' && grep -q -- '--strict' '$tmp/out'"
+expect "--version" 0 "$etldump" --version
+expect "unknown option" 2 "$etldump" --no-such-option "$sample"
+expect "no input" 2 "$etldump"
+expect "bad format" 2 "$etldump" -f yaml "$sample"
+expect "bad time" 2 "$etldump" --time=later "$sample"
+expect "bad --events" 2 "$etldump" --events=some "$sample"
+expect "bad --max-wait-reason" 2 "$etldump" --max-wait-reason=0 "$sample"
+expect "two views" 2 "$etldump" --info --stats "$sample"
+
+# Inputs that cannot be read or are not ETL: status 3, the others still dumped.
+expect "missing file" 3 "$etldump" -f csv "$tmp/none.etl" "$sample"
+check "missing file: the next input is dumped" test "$(wc -l < "$tmp/out")" -gt 800
+check "missing file: message names it" grep -q "none.etl" "$tmp/err"
+head -c 5000 /dev/urandom > "$tmp/random.bin"
+expect "not ETL" 3 "$etldump" "$tmp/random.bin"
+check "not ETL: file and offset named" grep -q "random.bin: offset 0x0: not an ETL file" "$tmp/err"
+expect "directory" 3 "$etldump" "$tmp"
+
+# Damage: status 1, a one-line message with the offset, the rest dumped.
+cp "$sample" "$tmp/damaged.etl"
+printf '\001\002\003\004' | dd of="$tmp/damaged.etl" bs=1 seek=$((8192 + 0x48)) conv=notrunc 2>/dev/null
+expect "damaged event" 1 "$etldump" -f csv "$tmp/damaged.etl"
+check "damaged: message names file and offset" grep -q "damaged.etl: offset 0x2048: not a trace header" "$tmp/err"
+check "damaged: the rest is dumped" test "$(wc -l < "$tmp/out")" -gt 500
+expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"
+check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500
+head -c 20000 "$sample" > "$tmp/cut.etl"
+expect "truncated" 1 "$etldump" --events=all "$tmp/cut.etl"
+check "truncated: message names the buffer" grep -q "cut.etl: offset 0x4000: buffer of 8192 bytes is truncated" "$tmp/err"
+expect "several inputs: highest status" 3 "$etldump" "$sample" "$tmp/damaged.etl" "$tmp/none.etl"
+
+# Output: -o, a full disk, a reader that goes away.
+expect "-o" 0 "$etldump" -f json -o "$tmp/o.json" "$sample"
+check "-o writes the file" test "$(wc -l < "$tmp/o.json")" -eq 800
+expect "disk full" 4 "$etldump" -f csv -o /dev/full "$sample"
+check "disk full: one clear message" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'No space left on device' '$tmp/err'"
+expect "stdout full" 4 sh -c "'$etldump' --events=all -f xml '$sample' > /dev/full"
+big=$tmp/big.etl
+"$top/build/mktrace" --quiet --switches=300000 --encoding=compact "$big" - 2>/dev/null
+"$etldump" "$big" 2> "$tmp/err" | head -n 1 > /dev/null
+check "pipe closed early: nothing on stderr" test ! -s "$tmp/err"
+expect "pipe closed early: status 0" 0 sh -c "'$etldump' -f csv '$big' | head -n 1 > /dev/null; exit \$(( \$? ))"
+
+# Time modes agree: abs = start + rel.
+"$etldump" -f csv --time=abs "$sample" | sed -n 2p | cut -d, -f3 > "$tmp/abs"
+check "--time=abs is ISO 8601 UTC with 100 ns digits" grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{7}Z$' "$tmp/abs"
+"$etldump" -f csv --time=raw "$sample" | sed -n 2p | awk -F, '{ exit !($2 == $3) }'
+check "--time=raw equals timestamp" test $? -eq 0
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
