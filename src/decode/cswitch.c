@@ -134,7 +134,8 @@ size_t etl_decode_batch(const struct etl_event *ev, unsigned bias,
         diag(ctx, ev, 0, "compact batch shorter than its 0x58-byte header");
         return 0;
     }
-    int64_t ts = (int64_t)etl_le64(d + CC_FIRST_TS);
+    /* Unsigned: a hostile FirstTimeStamp plus deltas wraps instead of overflowing. */
+    uint64_t ts = etl_le64(d + CC_FIRST_TS);
     size_t n = 0, pos = CC_HEADER;
     while (pos < len && n < cap) {
         unsigned type = d[pos] & 3u;
@@ -153,7 +154,7 @@ size_t etl_decode_batch(const struct etl_event *ev, unsigned bias,
         switch (type) {
         case ETL_CCSWAP_IDLE_SHORT: /* TimeDelta:14 */
         case ETL_CCSWAP_IDLE:       /* TimeDelta:30 */
-            ts += (int64_t)(w >> 2);
+            ts += w >> 2;
             sw->has |= SW_OLD_TID; /* the idle thread, TID 0 */
             break;
         case ETL_CCSWAP_LITE: {
@@ -161,7 +162,7 @@ size_t etl_decode_batch(const struct etl_event *ev, unsigned bias,
             idx = (w >> 2) & 0xF;
             unsigned inc = (w >> 6) & 0x7;
             swr = (w >> 9) & 0x3F;
-            ts += (int64_t)(w >> 15);
+            ts += w >> 15;
             sw->old_priority = (int8_t)((int8_t)d[CC_BASE_PRI + idx] + (int)inc);
             sw->has |= SW_OLD_PRIORITY;
             break;
@@ -169,7 +170,7 @@ size_t etl_decode_batch(const struct etl_event *ev, unsigned bias,
         default: { /* FULL: TimeDelta:30 | OldThreadIdIndex:4, OldThreadStateWr:6,
                       OldThreadPriority:5, NewThreadWaitTime:17 */
             uint32_t w1 = etl_le32(d + pos + 4);
-            ts += (int64_t)(w >> 2);
+            ts += w >> 2;
             idx = w1 & 0xF;
             swr = (w1 >> 4) & 0x3F;
             sw->old_priority = (int8_t)((w1 >> 10) & 0x1F);
@@ -178,7 +179,7 @@ size_t etl_decode_batch(const struct etl_event *ev, unsigned bias,
             break;
         }
         }
-        sw->ts = ts;
+        sw->ts = (int64_t)ts;
         if (type >= ETL_CCSWAP_LITE) {
             sw->old_tid = etl_le32(d + CC_TID_TABLE + 4 * idx);
             if (sw->old_tid != 0)

@@ -133,6 +133,7 @@ struct etl_file {
     size_t nbufs;
     uint32_t max_buf;          /* largest buffer to load, bytes */
     uint64_t problems;         /* diagnostics reported */
+    uint64_t inflated;         /* bytes decompressed so far (bounded in etl_load_buffer) */
     etl_diag_fn diag;
     void *diag_ctx;
 };

@@ -27,6 +27,16 @@
 #define BH_FLAG 0x34
 #define BH_TYPE 0x36
 
+/* Decompressed bytes allowed per file: this much plus INFLATE_RATIO times the
+ * file size. A few bytes of LZ77 can claim a 16 MiB buffer; without a bound a
+ * small file on many CPUs would make the per-CPU streams hold gigabytes.
+ * (The fuzz build lowers it, so that such inputs do not slow fuzzing.) */
+#ifndef ETL_INFLATE_BASE
+#define ETL_INFLATE_BASE (16u * 1024u * 1024u)
+#endif
+#define INFLATE_BASE ETL_INFLATE_BASE
+#define INFLATE_RATIO 64u
+
 void etl_report(struct etl_file *f, uint64_t offset, const char *fmt, ...)
 {
     char msg[256];
@@ -102,8 +112,11 @@ static bool read_logfile_header(struct etl_file *f)
     decode_buffer_header(h, 0, &b);
     if (b.flags & ETL_BUF_FLAG_COMPRESSED)
         return false;
+    /* A file cut inside its header buffer still has its logfile header. */
     size_t n = b.size;
-    if (n < ETL_BUF_HEADER_SIZE + 0x20 || n > f->file_size || n > ETL_MAX_BUFFER_SIZE)
+    if (n > f->file_size)
+        n = (size_t)f->file_size;
+    if (n < ETL_BUF_HEADER_SIZE + 0x20 || n > ETL_MAX_BUFFER_SIZE)
         return false;
     uint8_t *mem = malloc(n);
     if (!mem)
@@ -251,6 +264,14 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_buffer *b,
                        (unsigned)b->saved_offset);
             return false;
         }
+        uint64_t inflate_max = INFLATE_BASE + INFLATE_RATIO * f->file_size;
+        if (f->inflated + out > inflate_max) {
+            etl_report(f, b->offset + BH_SAVED_OFFSET,
+                       "compressed buffers would expand to more than %llu bytes: "
+                       "buffer skipped", (unsigned long long)inflate_max);
+            return false;
+        }
+        f->inflated += out;
         if (!reserve(&l->zin, &l->zcap, b->size) || !reserve(&l->mem, &l->cap, out)) {
             etl_report(f, b->offset, "out of memory loading buffer");
             return false;
