@@ -4,7 +4,7 @@
 # Usage: awk -F, -f cmpcsv.awk EXPECTED GOT
 BEGIN { OFS = "," }
 FNR == 1 && NR == 1 { for (i = 1; i <= NF; i++) ecol[i] = $i; en = NF; next }
-FNR == 1 { for (i = 1; i <= NF; i++) gcol[$i] = i;
+FNR == 1 { sub(/\r$/, ""); for (i = 1; i <= NF; i++) gcol[$i] = i;
            for (i = 1; i <= en; i++) if (!(ecol[i] in gcol)) { print "missing column " ecol[i]; bad++ }
            next }
 NR == FNR { sub(/\r$/, ""); exp_row[FNR - 1] = $0; erows = FNR - 1; next }

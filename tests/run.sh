@@ -34,11 +34,13 @@ for t in build/tests/test_*; do
     [ "$st" = FAIL ] && sed -n '1,40p' "$log"
 done
 
-for s in tests/real.sh tests/switches.sh tests/golden.sh tests/cli.sh tests/formats.sh tests/hostile.sh tests/fuzz.sh tests/perf.sh; do
+for s in tests/real.sh tests/switches.sh tests/processes.sh tests/golden.sh tests/cli.sh tests/names.sh tests/formats.sh tests/hostile.sh tests/fuzz.sh tests/perf.sh; do
     [ -f "$s" ] || continue
     name=$(basename "$s" .sh)
     case $name in
         real) set -- "$ETLDUMP" "$shared/samples/real" ;;
+        processes) set -- "$ETLDUMP" build/mktrace "$shared" ;;
+        names) set -- "$ETLDUMP" "$shared/samples/real" ;;
         formats) set -- "$ETLDUMP" samples/*.etl "$shared"/samples/real/*.etl ;;
         *) set -- "$ETLDUMP" ;;
     esac

@@ -24,7 +24,8 @@ run() {
     fi
     "$etldump" -f csv --time=raw $dump "$tmp/t.etl" > "$tmp/got.csv" 2> "$tmp/err"
     rc=$?
-    if [ "$rc" -ne 0 ] || [ -s "$tmp/err" ]; then
+    # A warning (a trace whose masks promise switches it lacks) is no failure.
+    if [ "$rc" -ne 0 ] || grep -v '^etldump: [^:]*: warning: ' "$tmp/err" | grep -q .; then
         fail=$((fail + 1)); echo "switches: FAIL: $name: exit $rc: $(head -n 3 "$tmp/err")"; return
     fi
     if awk -F, -f "$cmp" "$tmp/want.csv" "$tmp/got.csv" > "$tmp/cmp" 2>&1; then

@@ -128,6 +128,7 @@ static int csv_finish(struct etl_printer *p)
 
 const struct etl_printer_ops etl_print_csv = {
     .name = "csv",
+    .one_table = true,
     .begin_file = csv_begin_file,
     .begin_table = csv_begin_table,
     .row = csv_row,

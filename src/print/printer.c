@@ -253,6 +253,9 @@ size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c
     case ETL_COL_FILETIME:
         *is_number = false;
         return etl_filetime_iso(v->v.i, buf);
+    case ETL_COL_DURATION:
+        /* As relative times: microseconds in text, nanoseconds elsewhere. */
+        return fmt_seconds(v->v.i, p->ops == &etl_print_text ? 6 : 9, buf);
     default:
         *is_number = false;
         buf[0] = '\0';

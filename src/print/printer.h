@@ -25,6 +25,7 @@ enum etl_col_type {
     ETL_COL_GUID,   /* g: 16 bytes in file order */
     ETL_COL_TIME,   /* i: raw clock value, shown per --time */
     ETL_COL_FILETIME, /* i: a FILETIME, shown as ISO 8601 UTC */
+    ETL_COL_DURATION, /* i: nanoseconds, shown as seconds whatever --time says */
 };
 
 struct etl_column {
@@ -80,6 +81,7 @@ struct etl_printer;
 struct etl_printer_ops {
     const char *name;
     bool wants_info;       /* show the trace-info table before every view */
+    bool one_table;        /* one table per output (CSV): secondary tables are left out */
     /* A file starts, before it is opened (f is NULL then; problems found
      * while opening it follow). */
     int (*begin_file)(struct etl_printer *p, const char *path,

@@ -2,12 +2,17 @@
  * events.c - the every-event view: one row per event record in time order,
  * with what its trace header carries.
  */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/process.h"
 #include "view/view.h"
 
 enum {
     E_CPU, E_TIMESTAMP, E_HEADER_TYPE, E_HOOK_ID, E_PROVIDER, E_EVENT_ID,
     E_OPCODE, E_VERSION, E_TID, E_PID, E_SIZE, E_TIME, E_BUFFER_OFFSET,
-    E_EVENT_OFFSET, E_COUNT
+    E_EVENT_OFFSET, E_PROCESS_ID, E_PARENT_ID, E_THREAD_ID, E_IMAGE, E_THREAD_NAME,
+    E_COMMAND_LINE, E_EXIT_STATUS, E_USER_SID, E_COUNT
 };
 
 static const struct etl_column event_cols[E_COUNT] = {
@@ -25,6 +30,14 @@ static const struct etl_column event_cols[E_COUNT] = {
     [E_TIME] = { "time", ETL_COL_TIME, 15, false },
     [E_BUFFER_OFFSET] = { "buffer_offset", ETL_COL_UINT, 0, true },
     [E_EVENT_OFFSET] = { "event_offset", ETL_COL_UINT, 0, true },
+    [E_PROCESS_ID] = { "process_id", ETL_COL_UINT, 10, false },
+    [E_PARENT_ID] = { "parent_id", ETL_COL_UINT, 9, false },
+    [E_THREAD_ID] = { "thread_id", ETL_COL_UINT, 9, false },
+    [E_IMAGE] = { "image", ETL_COL_STR, -16, false },
+    [E_THREAD_NAME] = { "thread_name", ETL_COL_STR, 0, true },
+    [E_COMMAND_LINE] = { "command_line", ETL_COL_STR, 0, true },
+    [E_EXIT_STATUS] = { "exit_status", ETL_COL_HEX32, 0, true },
+    [E_USER_SID] = { "user_sid", ETL_COL_STR, 0, true },
 };
 
 const struct etl_table etl_table_events = { "event", event_cols, E_COUNT, false };
@@ -33,14 +46,106 @@ struct events_ctx {
     struct etl_printer *p;
     struct etl_file *f;
     const struct etl_view_opts *o;
+    const struct etl_filter *flt;  /* NULL: every event */
+    struct etl_procmap *map;       /* for --process only */
+    struct etl_clock clk;
+    char *text;                    /* the strings of one Process/Thread event */
+    size_t text_cap;
     int rc;
 };
+
+/* Makes room for n bytes of converted strings; false when out of memory. */
+static bool text_room(struct events_ctx *x, size_t n)
+{
+    if (n <= x->text_cap)
+        return true;
+    char *t = realloc(x->text, n);
+    if (!t)
+        return false;
+    x->text = t;
+    x->text_cap = n;
+    return true;
+}
+
+/* Fills the Process/Thread columns of v from the event's payload;
+ * problems are reported. */
+static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
+                     struct etl_value *v)
+{
+    enum etl_pt_op op;
+    enum etl_pt_family fam = etl_pt_classify(ev->hook_id, &op);
+    if (fam == ETL_PT_NONE)
+        return;
+    /* The strings, converted, fit in twice the payload plus terminators
+     * (UTF-16 to UTF-8 grows by at most 3/2; the SID needs 200). */
+    if (!text_room(x, 2 * (size_t)ev->data_len + 256)) {
+        etl_report_event(x->f, ev, 0, "out of memory decoding a Process/Thread event");
+        return;
+    }
+    char *t = x->text;
+    size_t left = x->text_cap, at;
+    enum etl_pt_status st;
+    if (fam == ETL_PT_PROCESS) {
+        struct etl_process_rec r;
+        st = etl_decode_process(ev, &r, &at);
+        if (st != ETL_PT_SHORT) {
+            v[E_PROCESS_ID].v.u = r.pid;
+            v[E_PROCESS_ID].set = true;
+            v[E_PARENT_ID].v.u = r.parent_id;
+            v[E_PARENT_ID].set = (r.has & PR_PARENT) != 0;
+            v[E_EXIT_STATUS].v.u = r.exit_status;
+            v[E_EXIT_STATUS].set = (r.has & PR_EXIT_STATUS) != 0;
+        }
+        if (r.has & PR_IMAGE) {
+            memcpy(t, r.image, r.image_len);
+            t[r.image_len] = '\0';
+            v[E_IMAGE].v.s = t;
+            v[E_IMAGE].set = true;
+            t += r.image_len + 1;
+            left -= r.image_len + 1;
+        }
+        if (r.has & PR_CMDLINE) {
+            size_t n = etl_u16str_utf8(&r.cmdline, t, left);
+            v[E_COMMAND_LINE].v.s = t;
+            v[E_COMMAND_LINE].set = true;
+            t += n + 1;
+            left -= n + 1;
+        }
+        if (etl_process_sid(&r, t, left)) {
+            v[E_USER_SID].v.s = t;
+            v[E_USER_SID].set = true;
+        }
+    } else {
+        struct etl_thread_rec r;
+        st = etl_decode_thread(ev, &r, &at);
+        if (st != ETL_PT_SHORT) {
+            v[E_PROCESS_ID].v.u = r.pid;
+            v[E_PROCESS_ID].set = true;
+            v[E_THREAD_ID].v.u = r.tid;
+            v[E_THREAD_ID].set = true;
+        }
+        if (r.has & TR_NAME) {
+            etl_u16str_utf8(&r.name, t, left);
+            v[E_THREAD_NAME].v.s = t;
+            v[E_THREAD_NAME].set = true;
+        }
+    }
+    if (st != ETL_PT_OK)
+        etl_report_event(x->f, ev, at, etl_pt_status_msg(st, fam == ETL_PT_PROCESS));
+}
 
 /* Prints one event row; false to stop (write error or --strict). */
 static bool event_row(void *vctx, const struct etl_event *ev)
 {
     struct events_ctx *x = vctx;
     struct etl_value v[E_COUNT];
+    for (int i = E_PROCESS_ID; i < E_COUNT; i++)
+        v[i].set = false;
+    /* Decoded (and any damage reported) whether the row is shown or not. */
+    if (ev->flags & ETL_EV_HOOK)
+        pt_cells(x, ev, v);
+    if (x->flt && !etl_filter_event(x->flt, &x->clk, x->map, ev))
+        return !(x->o->strict && x->f->problems);
     bool ts = (ev->flags & ETL_EV_TS) != 0;
     bool tid = (ev->flags & ETL_EV_TID) != 0;
     v[E_CPU].v.u = ev->cpu;
@@ -83,12 +188,24 @@ int etl_view_events(struct etl_printer *p, struct etl_file *f,
         etl_report(f, 0, "out of memory ordering buffers");
         return 0;
     }
-    struct events_ctx x = { p, f, o, 0 };
+    struct events_ctx x;
+    memset(&x, 0, sizeof x);
+    x.p = p;
+    x.f = f;
+    x.o = o;
+    x.flt = etl_filter_any(o->filter) ? o->filter : NULL;
+    etl_clock_from_header(&x.clk, &f->hdr);
+    /* --process needs the image of an event's process at its time: the
+     * thread -> process map (this view reports the records itself). */
+    if (x.flt && x.flt->nprocess)
+        x.map = etl_procmap_build(f, false);
     x.rc = p->ops->begin_table(p, &etl_table_events);
     if (x.rc == 0)
         etl_merge_events(&s, event_row, &x);
     if (x.rc == 0)
         x.rc = p->ops->end_table(p);
     etl_streams_free(&s);
+    etl_procmap_free(x.map);
+    free(x.text);
     return x.rc;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "decode/names.h"
+#include "view/groupmask.h"
 #include "view/view.h"
 
 enum {
@@ -12,7 +13,9 @@ enum {
     I_CLOCK_TYPE, I_PERF_FREQ, I_CPU_MHZ, I_TIMER_RES, I_START, I_END,
     I_BOOT, I_BUFFER_SIZE, I_BUFFERS, I_COMPRESSED, I_BUFFERS_WRITTEN,
     I_LOG_FILE_MODE, I_EVENTS_LOST, I_BUFFERS_LOST, I_LOGGER, I_LOG_FILE,
-    I_START_RAW, I_END_RAW, I_COUNT
+    I_START_RAW, I_END_RAW, I_LOG_FILE_MODE_NAMES, I_CLOCK_TYPE_NAME,
+    I_KERNEL_EVENT_VERSION, I_GROUP_MASKS, I_GROUP_MASK_NAMES, I_ENABLE_FLAG_NAMES,
+    I_CONTEXT_SWITCHES, I_COUNT
 };
 
 static const struct etl_column info_cols[I_COUNT] = {
@@ -40,11 +43,23 @@ static const struct etl_column info_cols[I_COUNT] = {
     [I_LOG_FILE] = { "log_file_name", ETL_COL_STR, 0, false },
     [I_START_RAW] = { "start_filetime", ETL_COL_UINT, 0, true },
     [I_END_RAW] = { "end_filetime", ETL_COL_UINT, 0, true },
+    [I_LOG_FILE_MODE_NAMES] = { "log_file_mode_names", ETL_COL_NAME, 0, false },
+    [I_CLOCK_TYPE_NAME] = { "clock_type_name", ETL_COL_NAME, 0, false },
+    [I_KERNEL_EVENT_VERSION] = { "kernel_event_version", ETL_COL_UINT, 0, false },
+    [I_GROUP_MASKS] = { "group_masks", ETL_COL_NAME, 0, false },
+    [I_GROUP_MASK_NAMES] = { "group_mask_names", ETL_COL_NAME, 0, false },
+    [I_ENABLE_FLAG_NAMES] = { "enable_flag_names", ETL_COL_NAME, 0, false },
+    [I_CONTEXT_SWITCHES] = { "context_switches", ETL_COL_NAME, 0, false },
 };
 
 const struct etl_table etl_table_info = { "trace", info_cols, I_COUNT, true };
 
 int etl_view_info(struct etl_printer *p, struct etl_file *f)
+{
+    return etl_view_info_scan(p, f, false);
+}
+
+int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
 {
     const struct etl_logfile *h = &f->hdr;
     struct etl_value v[I_COUNT] = { 0 };
@@ -88,9 +103,33 @@ int etl_view_info(struct etl_printer *p, struct etl_file *f)
     SET(I_START_RAW, u, (uint64_t)h->start_time);
     if (h->end_time != 0)
         SET(I_END_RAW, u, (uint64_t)h->end_time);
+    /* Names, and what the header-extension events say (view/groupmask.c). */
+    struct etl_ext_scan scan;
+    struct etl_trace_names tn;
+    bool scanned = etl_ext_scan(f, all, &scan);
+    etl_trace_names_fill(&tn, h, &scan);
+    if (tn.log_file_mode[0])
+        SET(I_LOG_FILE_MODE_NAMES, s, tn.log_file_mode);
+    SET(I_CLOCK_TYPE_NAME, s, tn.clock_type);
+    if (scan.has_version)
+        SET(I_KERNEL_EVENT_VERSION, u, scan.version);
+    if (tn.context_switches) {
+        SET(I_GROUP_MASKS, s, tn.group_masks);
+        SET(I_GROUP_MASK_NAMES, s, tn.group_mask_names);
+        if (tn.enable_flag_names[0])
+            SET(I_ENABLE_FLAG_NAMES, s, tn.enable_flag_names);
+        SET(I_CONTEXT_SWITCHES, s, tn.context_switches);
+    }
 #undef SET
+    int rc = 0;
     if (p->ops->begin_table(p, &etl_table_info) || p->ops->row(p, v) ||
         p->ops->end_table(p))
-        return -1;
-    return 0;
+        rc = -1;
+    if (rc == 0 && all)
+        rc = etl_view_groupmask_changes(p, f, &scan);
+    etl_ext_scan_replay(&scan);
+    etl_ext_scan_free(&scan);
+    if (!scanned)
+        etl_report(f, 0, "out of memory reading the header-extension events");
+    return rc;
 }

@@ -58,6 +58,9 @@ struct census {
     struct etl_file *f;
     bool stop;
     bool strict;
+    const struct etl_filter *flt; /* events to count (NULL: all) */
+    struct etl_clock clk;
+    struct etl_procmap *map;      /* for --process only */
 };
 
 /* Adds one event of size bytes at ts to t. */
@@ -143,6 +146,8 @@ static bool entry_matches(const struct entry *e, const struct etl_event *ev,
 static bool census_event(void *ctx, const struct etl_event *ev)
 {
     struct census *c = ctx;
+    if (c->flt && !etl_filter_event(c->flt, &c->clk, c->map, ev))
+        return !c->stop;
     bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
                    (ev->flags & ETL_EV_GUID);
     struct entry *e = c->last;
@@ -223,11 +228,16 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     memset(&c, 0, sizeof c);
     c.f = f;
     c.strict = o->strict;
+    c.flt = etl_filter_any(o->filter) ? o->filter : NULL;
+    etl_clock_from_header(&c.clk, &f->hdr);
     c.cpu = calloc(ETL_MAX_CPUS, sizeof *c.cpu);
     if (!c.cpu) {
         etl_report(f, 0, "out of memory counting events");
         return 0;
     }
+    /* --process needs the image of an event's process at its time. */
+    if (c.flt && c.flt->nprocess)
+        c.map = etl_procmap_build(f, false);
     struct tally bufs = { 0 }, zbufs = { 0 };
     struct etl_loaded l = { 0 };
     for (size_t i = 0; i < f->nbufs && !c.stop; i++) {
@@ -270,5 +280,6 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     free(list);
     free(c.tab);
     free(c.cpu);
+    etl_procmap_free(c.map);
     return rc;
 }

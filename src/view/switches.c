@@ -6,13 +6,15 @@
 
 #include "decode/cswitch.h"
 #include "decode/names.h"
+#include "view/groupmask.h"
 #include "view/view.h"
 
 enum {
     W_CPU, W_TIMESTAMP, W_TIME, W_OLD_TID, W_NEW_TID, W_OLD_PRIORITY,
     W_NEW_PRIORITY, W_OLD_STATE, W_OLD_WAIT_REASON, W_OLD_WAIT_MODE,
     W_NEW_WAIT_TIME, W_IDEAL_CPU, W_PREV_CSTATE, W_NEW_PRI_DECREMENT,
-    W_OLD_QUANTUM, W_SOURCE, W_COMPACT_FORM, W_OLD_RANK, W_FLAGS, W_COUNT
+    W_OLD_QUANTUM, W_SOURCE, W_COMPACT_FORM, W_OLD_RANK, W_FLAGS,
+    W_OLD_PID, W_OLD_PROCESS, W_NEW_PID, W_NEW_PROCESS, W_COUNT
 };
 
 static const struct etl_column switch_cols[W_COUNT] = {
@@ -35,6 +37,10 @@ static const struct etl_column switch_cols[W_COUNT] = {
     [W_COMPACT_FORM] = { "compact_form", ETL_COL_NAME, 0, true },
     [W_OLD_RANK] = { "old_rank", ETL_COL_UINT, 0, true },
     [W_FLAGS] = { "flags", ETL_COL_HEX16, 0, true },
+    [W_OLD_PID] = { "old_pid", ETL_COL_UINT, 7, false },
+    [W_OLD_PROCESS] = { "old_process", ETL_COL_STR, -16, false },
+    [W_NEW_PID] = { "new_pid", ETL_COL_UINT, 7, false },
+    [W_NEW_PROCESS] = { "new_process", ETL_COL_STR, -16, false },
 };
 
 const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false };
@@ -53,6 +59,27 @@ static void set_name(struct etl_value *c, const char *name, unsigned num, char *
     c->set = true;
 }
 
+/* Returns true if a switch passes the filters: its processor and time, and
+ * for --tid, --pid and --process its old or its new side. */
+static bool switch_matches(const struct etl_filter *flt, const struct etl_clock *clk,
+                           const struct etl_switch *sw, const struct etl_who *wo,
+                           const struct etl_who *wn)
+{
+    if (!etl_id_list_has(&flt->cpu, sw->cpu) || !etl_filter_time(flt, clk, sw->ts))
+        return false;
+    bool has_old = (sw->has & SW_OLD_TID) != 0, has_new = (sw->has & SW_NEW_TID) != 0;
+    if (flt->tid.set && !((has_old && etl_id_list_has(&flt->tid, sw->old_tid)) ||
+                          (has_new && etl_id_list_has(&flt->tid, sw->new_tid))))
+        return false;
+    if (flt->pid.set && !((wo->known && etl_id_list_has(&flt->pid, wo->pid)) ||
+                          (wn->known && etl_id_list_has(&flt->pid, wn->pid))))
+        return false;
+    if (flt->nprocess && !((wo->image && etl_filter_process(flt, wo->image)) ||
+                           (wn->image && etl_filter_process(flt, wn->image))))
+        return false;
+    return true;
+}
+
 int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                       const struct etl_view_opts *o)
 {
@@ -67,6 +94,13 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         etl_report(f, 0, "out of memory reading switches");
         return 0;
     }
+    /* The thread -> process map comes from a pre-pass over the Process and
+     * Thread events (procmap.h says why); without memory for it, switches
+     * are still printed, with their processes unknown. */
+    struct etl_procmap *map = etl_procmap_build(f, true);
+    const struct etl_filter *flt = etl_filter_any(o->filter) ? o->filter : NULL;
+    struct etl_clock clk;
+    etl_clock_from_header(&clk, &f->hdr);
     int rc = p->ops->begin_table(p, &etl_table_switches);
     struct etl_switch sw;
     char b1[8], b2[8], b3[8];
@@ -100,8 +134,23 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         SET(W_COMPACT_FORM, s, sw.form < 4 ? form_names[sw.form] : "", sw.form < 4);
         SET(W_OLD_RANK, u, sw.old_rank, h & SW_OLD_RANK);
         SET(W_FLAGS, u, sw.flags, h & SW_FLAGS);
+        struct etl_who wo, wn;
+        etl_procmap_who(map, sw.old_tid, sw.ts, &wo);
+        if (!(h & SW_OLD_TID))
+            wo.known = false, wo.image = NULL;
+        if (h & SW_NEW_TID)
+            etl_procmap_who(map, sw.new_tid, sw.ts, &wn);
+        else
+            wn.known = false, wn.image = NULL, wn.pid = 0;
+        SET(W_OLD_PID, u, wo.pid, wo.known);
+        SET(W_OLD_PROCESS, s, wo.image, wo.image != NULL);
+        SET(W_NEW_PID, u, wn.pid, wn.known);
+        SET(W_NEW_PROCESS, s, wn.image, wn.image != NULL);
 #undef SET
-        rc = p->ops->row(p, v);
+        /* Filters choose rows only after linking: a compact switch's new
+         * thread came from the next switch on its CPU, shown or not. */
+        if (!flt || switch_matches(flt, &clk, &sw, &wo, &wn))
+            rc = p->ops->row(p, v);
         if (o->strict && f->problems)
             break;
     }
@@ -113,7 +162,10 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                    "MaximumWaitReason 0x%x (build %u); try --max-wait-reason",
                    (unsigned long long)st->implausible_states,
                    etl_switch_reader_bias(r), (unsigned)f->hdr.build);
+    if (rc == 0 && !(o->strict && f->problems)) /* read to the end */
+        etl_view_switch_expectation(f, st->cswitch + st->compact);
     etl_switch_reader_free(r);
     etl_streams_free(&s);
+    etl_procmap_free(map);
     return rc;
 }

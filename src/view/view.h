@@ -10,23 +10,31 @@
 
 #include "etl/etl.h"
 #include "print/printer.h"
+#include "view/filter.h"
 
 struct etl_view_opts {
     unsigned max_wait_reason;   /* 0: from the build */
     bool strict;                /* stop at the first problem */
+    const struct etl_filter *filter; /* rows to print (NULL: all) */
 };
 
 /* Each returns 0, or -1 after a write error (the printer's output keeps errno). */
 int etl_view_info(struct etl_printer *p, struct etl_file *f);
+/* The same; with all, every event is read for the group-mask changes, which
+ * follow as a second table (before other views only the header buffers and
+ * each processor's first buffer are read). */
+int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all);
 int etl_view_stats(struct etl_printer *p, struct etl_file *f,
                    const struct etl_view_opts *o);
 int etl_view_events(struct etl_printer *p, struct etl_file *f,
                     const struct etl_view_opts *o);
 int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                       const struct etl_view_opts *o);
+int etl_view_summary(struct etl_printer *p, struct etl_file *f,
+                     const struct etl_view_opts *o);
 
 /* The tables each view prints (their column names are a public contract). */
 extern const struct etl_table etl_table_info, etl_table_stats,
-    etl_table_events, etl_table_switches;
+    etl_table_events, etl_table_switches, etl_table_summary;
 
 #endif

@@ -170,6 +170,8 @@ static void set_err(struct etlw *w, const char *fmt, ...)
 
 const char *etlw_error(const struct etlw *w) { return w->err; }
 
+const struct etlw_config *etlw_get_config(const struct etlw *w) { return &w->cfg; }
+
 void etlw_get_stats(const struct etlw *w, struct etlw_stats *st)
 {
     *st = w->st;
@@ -657,6 +659,7 @@ static void place_rows(struct cpu *c, uint64_t from, uint64_t to, uint32_t seg)
             struct row *prev = q_at(c, c->await_idx);
             if (prev->seg == r->seg) {
                 prev->e.new_tid = r->e.old_tid;
+                prev->e.new_user = r->e.old_user;
                 prev->e.has |= ETLW_HAS_NEW_TID;
             }
             prev->final = 1;
@@ -902,6 +905,7 @@ int etlw_add_compact(struct etlw *w, const struct etlw_switch *sw)
         e.cpu = sw->cpu;
         e.ts = sw->ts;
         e.old_tid = sw->old_tid;
+        e.old_user = sw->old_user;
         e.source = ETLW_SRC_COMPACT;
         if (!idle) {
             e.old_priority = sw->old_priority;
@@ -962,6 +966,8 @@ int etlw_add_cswitch(struct etlw *w, const struct etlw_switch *sw)
         e.source = ETLW_SRC_CSWITCH;
         e.old_tid = sw->old_tid;
         e.new_tid = sw->new_tid;
+        e.old_user = sw->old_user;
+        e.new_user = sw->new_user;
         e.old_priority = sw->old_priority;
         e.new_priority = sw->new_priority;
         e.old_state = sw->old_state;
@@ -1154,6 +1160,44 @@ int etlw_add_misc(struct etlw *w, unsigned cpu, int64_t ts, enum etlw_misc kind,
     w->st.misc_events++;
     c->any_added = true;
     c->last_added = ts;
+    return 0;
+}
+
+int etlw_add_raw(struct etlw *w, unsigned cpu, int64_t ts, enum etlw_hdr hdr, uint16_t hook,
+                 unsigned version, uint32_t tid, uint32_t pid, const uint8_t *data, uint32_t len)
+{
+    if (check_event(w, cpu, ts) != 0)
+        return -1;
+    bool p8 = w->cfg.ptr_size == 8;
+    uint32_t size = (hdr == ETLW_HDR_SYSTEM ? SYS_HDR : PERF_HDR + perf_items(w, false)) + len;
+    if (size > 0xFFFFu) {
+        set_err(w, "event of %u bytes is too large", (unsigned)size);
+        return -1;
+    }
+    uint8_t *p = reserve(w, cpu, size, ts);
+    if (!p)
+        return -1;
+    uint8_t *q;
+    if (hdr == ETLW_HDR_SYSTEM) {
+        put16(p, version);
+        p[2] = p8 ? 2 : 1; /* SYSTEM64 / SYSTEM32 */
+        p[3] = 0xC0;
+        put16(p + 4, size);
+        put16(p + 6, hook);
+        put32(p + 8, tid);
+        put32(p + 12, pid);
+        put64(p + 16, (uint64_t)ts);
+        put32(p + 24, 2); /* KernelTime */
+        put32(p + 28, 0); /* UserTime */
+        q = p + SYS_HDR;
+    } else {
+        q = put_perfinfo(w, cpu, p, version, size, hook, ts, false);
+    }
+    if (len)
+        memcpy(q, data, len);
+    w->st.misc_events++;
+    w->cpus[cpu].any_added = true;
+    w->cpus[cpu].last_added = ts;
     return 0;
 }
 

@@ -167,6 +167,8 @@ struct etlw_switch {
     uint8_t ideal_cpu, prev_cstate;
     int8_t new_priority_decrement;
     int32_t old_remaining_quantum;
+    uint32_t old_user, new_user;         /* opaque tags copied to the expected row; a
+                                            compact row's new_user is linked like new_tid */
     uint8_t wait_mode_flags;             /* byte-13 flag bits in place (mask 0x7E); the writer
                                             keeps 0x06 for v3, 0x7E for v4, none for v2 */
 };
@@ -200,6 +202,7 @@ struct etlw_expect {
     int8_t new_priority_decrement;
     int32_t old_remaining_quantum;
     uint32_t has;               /* ETLW_HAS_* */
+    uint32_t old_user, new_user;/* the switch's tags; new_user valid with ETLW_HAS_NEW_TID */
 };
 
 struct etlw_config {
@@ -264,6 +267,17 @@ int etlw_add_misc(struct etlw *w, unsigned cpu, int64_t ts, enum etlw_misc kind,
  * BUFFER_LOST (0x0004); that buffer is written even if it stays empty.
  * The logfile header's BuffersLost counts these. See "lost buffer" above. */
 int etlw_mark_lost(struct etlw *w, unsigned cpu);
+
+/* Kernel event with a SYSTEM (0x20 bytes) or PERFINFO (0x10 bytes + the
+ * session's PMC items) header of the session's pointer size, HookId hook,
+ * the version given, and data[0..len) as its payload. SYSTEM headers carry
+ * tid and pid. Used for the Process and Thread events of etlw_pt.h. */
+enum etlw_hdr { ETLW_HDR_SYSTEM, ETLW_HDR_PERFINFO };
+int etlw_add_raw(struct etlw *w, unsigned cpu, int64_t ts, enum etlw_hdr hdr, uint16_t hook,
+                 unsigned version, uint32_t tid, uint32_t pid, const uint8_t *data, uint32_t len);
+
+/* The configuration the writer runs with. */
+const struct etlw_config *etlw_get_config(const struct etlw *w);
 
 const char *etlw_error(const struct etlw *w);
 void etlw_get_stats(const struct etlw *w, struct etlw_stats *st);

@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "etlw.h"
+#include "mkproc.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -61,15 +62,20 @@ struct gcpu {
 struct csv {
     FILE *f;
     uint64_t rows;
+    struct mkproc *pm; /* --processes: process columns and the summary */
 };
 
 static void csv_row(void *ctx, const struct etlw_expect *row)
 {
     struct csv *c = ctx;
-    char line[256];
+    char line[512];
     size_t n = etlw_format_expect(row, line, sizeof line);
+    if (c->pm && n < sizeof line - 2)
+        n += mkproc_row(c->pm, row, line + n, sizeof line - 1 - n);
     if (n >= sizeof line - 1)
         n = sizeof line - 2;
+    if (!c->f)
+        return;
     line[n] = '\n';
     fwrite(line, 1, n + 1, c->f);
     c->rows++;
@@ -96,7 +102,13 @@ static void usage(FILE *f)
             "  --compress            compressed buffers (Plain LZ77), layout version 2.0\n"
             "  --lost-cpu=N          flag one mid-trace buffer of CPU N with BUFFER_LOST\n"
             "  --misc-rate=N         one non-switch event per N switches on average (default 64, 0 none)\n"
-            "  --quiet               no summary on stderr\n");
+            "  --quiet               no summary on stderr\n"
+            "  --processes           Process and Thread events (rundowns, starts, ends, TID reuse)\n"
+            "                        and the old/new process columns in EXPECTED.csv\n"
+            "  --rundown=both|start|end  which DCStart/DCEnd rundowns (default both)\n"
+            "  --summary=FILE        expected --summary CSV (implies --processes)\n"
+            "  --summary-range=A:B   ... as with --range=A:B (seconds, either side may be empty)\n"
+            "  --summary-cpus=LIST   ... as with --cpu=LIST (comma-separated numbers)\n");
 }
 
 static int parse_u64(const char *name, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -217,6 +229,7 @@ int main(int argc, char **argv)
     long cswver = -1, mwr = -1;
     int enc = ENC_CSWITCH;
     bool pebs = false, circular = false, compress = false, quiet = false, first_prev = false;
+    static struct mkproc_opts po; /* zero: no process events */
 
     static const struct option opts[] = {
         {"seed", required_argument, 0, 's'},
@@ -237,6 +250,11 @@ int main(int argc, char **argv)
         {"lost-cpu", required_argument, 0, 'L'},
         {"misc-rate", required_argument, 0, 'm'},
         {"quiet", no_argument, 0, 'q'},
+        {"processes", no_argument, 0, 1001},
+        {"rundown", required_argument, 0, 1002},
+        {"summary", required_argument, 0, 1003},
+        {"summary-range", required_argument, 0, 1004},
+        {"summary-cpus", required_argument, 0, 1005},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -287,6 +305,11 @@ int main(int argc, char **argv)
             break;
         case 'm': bad = parse_u64("misc-rate", optarg, 0, 1u << 30, &misc_rate); break;
         case 'q': quiet = true; break;
+        case 1001: case 1002: case 1003: case 1004: case 1005: {
+            static const char *const pn[] = {"processes", "rundown", "summary", "summary-range", "summary-cpus"};
+            bad = mkproc_option(&po, pn[ch - 1001], optarg) != 0;
+            break;
+        }
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -329,7 +352,7 @@ int main(int argc, char **argv)
     cfg.t0 = (int64_t)(50000000000ull + rnd(&rng) % 100000000000ull);
     cfg.start_filetime = 132000000000000000LL + (int64_t)(rnd(&rng) % 10000000000000ull);
 
-    struct csv csv = {NULL, 0};
+    struct csv csv = {NULL, 0, NULL};
     if (strcmp(csv_path, "-") != 0 && strcmp(csv_path, "/dev/null") != 0) {
         csv.f = fopen(csv_path, "w");
         if (!csv.f) {
@@ -338,7 +361,9 @@ int main(int argc, char **argv)
         }
         static char csvbuf[1 << 20];
         setvbuf(csv.f, csvbuf, _IOFBF, sizeof csvbuf);
-        fputs(ETLW_CSV_HEADER "\n", csv.f);
+        fputs(po.enabled ? ETLW_CSV_HEADER MKPROC_CSV_COLUMNS "\n" : ETLW_CSV_HEADER "\n", csv.f);
+    }
+    if (csv.f || po.summary_path) {
         cfg.expect_cb = csv_row;
         cfg.expect_ctx = &csv;
     }
@@ -375,6 +400,20 @@ int main(int argc, char **argv)
     /* a group-mask update early on CPU 0, as real kernel sessions have */
     if (misc_rate && etlw_add_misc(w, 0, cfg.t0 + 500, ETLW_MISC_GROUP_MASKS, 1) != 0)
         rc = 1;
+    struct mkproc *pm = NULL;
+    if (po.enabled && rc == 0) { /* the start rundown, on the last CPU */
+        pm = mkproc_new(w, &po, seed, (unsigned)nt, (unsigned)ncpus, cfg.t0, cfg.perf_freq);
+        int64_t end = 0;
+        for (int i = 0; pm && i < nt; i++)
+            mkproc_slot(pm, (unsigned)i, thr[i].tid);
+        if (!pm || mkproc_start(pm, &end) != 0) {
+            fprintf(stderr, "mktrace: process events: %s\n", pm ? etlw_error(w) : "out of memory");
+            return 1;
+        }
+        if (gc[ncpus - 1].next_ts <= end)
+            gc[ncpus - 1].next_ts = end + 1;
+        csv.pm = pm;
+    }
 
     uint64_t lost_at = lost_cpu >= 0 ? nsw / 2 : UINT64_MAX;
     for (uint64_t i = 0; i < nsw && rc == 0; i++) {
@@ -465,6 +504,10 @@ int main(int argc, char **argv)
             sw.new_priority_decrement = (int8_t)range(&rng, 1, 15);
         if (cfg.cswitch_version >= 3 && below(&rng, 100) < 20)
             sw.wait_mode_flags = (uint8_t)(below(&rng, 64) << 1);
+        if (pm) {
+            sw.old_user = mkproc_user(pm, old);
+            sw.new_user = mkproc_user(pm, nw);
+        }
 
         if (old >= 0)
             thr[old].running = false;
@@ -475,6 +518,10 @@ int main(int argc, char **argv)
             thr[old].tid = new_tid(&rng, &tid_next);
             thr[old].base = new_base(&rng);
             thr[old].ideal = (uint8_t)below(&rng, (uint32_t)ncpus);
+            if (pm && mkproc_replace(pm, old, c, ts, &thr[old].tid) != 0) {
+                rc = 1;
+                break;
+            }
         }
 
         if ((compact ? etlw_add_compact(w, &sw) : etlw_add_cswitch(w, &sw)) != 0) {
@@ -498,6 +545,17 @@ int main(int argc, char **argv)
     if (rc != 0)
         fprintf(stderr, "mktrace: %s\n", etlw_error(w));
 
+    if (pm && rc == 0) { /* the end rundown, after every switch */
+        int64_t end = 0;
+        for (unsigned k = 0; k < ncpus; k++)
+            if (gc[k].next_ts > end)
+                end = gc[k].next_ts;
+        if (mkproc_finish(pm, end + 100) != 0) {
+            fprintf(stderr, "mktrace: %s\n", etlw_error(w));
+            rc = 1;
+        }
+    }
+
     struct etlw_stats st;
     if (etlw_close(w, &st, err, sizeof err) != 0) {
         fprintf(stderr, "mktrace: %s\n", err);
@@ -507,6 +565,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "mktrace: %s: %s\n", csv_path, strerror(errno));
         rc = 1;
     }
+    if (pm && rc == 0 && mkproc_write_summary(pm) != 0) {
+        fprintf(stderr, "mktrace: %s: %s\n", po.summary_path, strerror(errno));
+        rc = 1;
+    }
+    mkproc_free(pm);
     clock_gettime(CLOCK_MONOTONIC, &t_end);
     if (!quiet && rc == 0) {
         double secs = (double)(t_end.tv_sec - t_start.tv_sec) + (double)(t_end.tv_nsec - t_start.tv_nsec) / 1e9;

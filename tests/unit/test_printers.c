@@ -943,7 +943,9 @@ static void fill_view_row(const struct etl_table *t, struct etl_value *v, int va
 {
     static const char *const names[][2] = {
         { "section", "kind" }, { "source", "compact" }, { "compact_form", "idle_short" },
-        { "os_version", "10.0" }, { "layout_version", "2.0" },
+        { "os_version", "10.0" }, { "layout_version", "2.0" }, { "scope", "thread" },
+        { "group_masks", "00000000 20000104 00000000 00000000 00000000 00000000 00000000 00000000" },
+        { "context_switches", "compact" },
     };
     for (size_t c = 0; c < t->ncols; c++) {
         const struct etl_column *col = &t->cols[c];
@@ -964,6 +966,9 @@ static void fill_view_row(const struct etl_table *t, struct etl_value *v, int va
         case ETL_COL_FILETIME:
             v[c].v.i = variant ? 0 : 132949636352722435LL;
             break;
+        case ETL_COL_DURATION:
+            v[c].v.i = variant ? 0 : INT64_MAX;
+            break;
         case ETL_COL_GUID:
             v[c].v.g = guid_bytes;
             break;
@@ -983,11 +988,12 @@ START_TEST(xml_schema_views)
     setup_strings();
     xmlSchemaPtr schema = load_schema();
     static const struct etl_table *const views[] = {
-        &etl_table_switches, &etl_table_events, &etl_table_stats, &etl_table_info,
+        &etl_table_switches, &etl_table_events, &etl_table_stats, &etl_table_summary,
+        &etl_table_info,
     };
     static const enum etl_time_mode modes[] = { ETL_TIME_REL, ETL_TIME_RAW, ETL_TIME_ABS };
     for (size_t m = 0; m < 3; m++) {
-        for (size_t vi = 0; vi < 4; vi++) {
+        for (size_t vi = 0; vi < sizeof views / sizeof views[0]; vi++) {
             struct capture c;
             struct etl_printer *p = cap_open(&c, "xml", modes[m]);
             p->clock.t0 = 1000;

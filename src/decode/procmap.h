@@ -1,0 +1,120 @@
+/*
+ * procmap.h - a time-aware map from thread to process, and from process ID
+ * to image name, built from a file's Process and Thread events.
+ *
+ * Design (why a pre-pass). Switches and Process/Thread events come from the
+ * same per-CPU streams, but the switch reader (cswitch.c, fill()) reads each
+ * CPU ahead of the merged output, and rundown records do not follow time in
+ * a way a single pass could use: DCStart records describe threads that were
+ * alive *before* the trace started, yet they are logged over the first
+ * milliseconds on one CPU while other CPUs already switch those threads; a
+ * file may even carry only the DCEnd rundown at its very end
+ * (etwa-tracelogging), so a map fed in time order would be empty for the
+ * whole trace. So the map is built first, by one extra pass over the
+ * buffers in file order that decodes only the Process and Thread records
+ * (group 0x03 and 0x05 HookIds) and keeps a small record of each; the
+ * records are sorted by ID and time and folded into lifetimes:
+ *
+ *   thread lifetime  = (TID, start, PID, name): Start opens one at its time;
+ *                      DCStart, End, DCEnd or SetName of a TID with no open
+ *                      lifetime of that PID open one too, from "before the
+ *                      trace" when they are the TID's first record;
+ *   process lifetime = (PID, UniqueProcessKey, start, image, parent), the
+ *                      same way; Defunct only adds to a known key.
+ *
+ * A TID (or PID) seen at time t belongs to its lifetime with the latest
+ * start at or before t: TIDs are reused, and a thread's last switch-out
+ * comes just after its End event, so an ended lifetime stays in force until
+ * the TID starts again. After the pre-pass the map is fixed: any view can
+ * ask about any time in any order. Memory grows with the number of thread
+ * and process lifetimes in the file (plus their distinct names), never with
+ * the number of other events.
+ */
+#ifndef ETLDUMP_PROCMAP_H
+#define ETLDUMP_PROCMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode/process.h"
+#include "etl/etl.h"
+
+#define ETL_PM_NONE UINT32_MAX
+/* The start of a lifetime that began before the trace. */
+#define ETL_PM_BEFORE INT64_MIN
+
+/* One thread lifetime. */
+struct etl_pm_thread {
+    int64_t start;            /* ETL_PM_BEFORE: alive when the trace started */
+    uint32_t tid, pid;
+    uint32_t proc;            /* its process lifetime, or ETL_PM_NONE */
+    uint32_t name;            /* string, or ETL_PM_NONE */
+};
+
+/* One process lifetime. */
+struct etl_pm_process {
+    int64_t start;            /* ETL_PM_BEFORE: alive when the trace started */
+    int64_t end;              /* when ended */
+    uint64_t key;             /* UniqueProcessKey */
+    uint32_t pid, parent_id;
+    uint32_t image;           /* string, or ETL_PM_NONE */
+    bool ended;
+};
+
+struct etl_procmap;
+
+/* What is known about a thread at a time. */
+struct etl_who {
+    uint32_t pid;
+    const char *image;        /* NULL when unknown */
+    uint32_t thread;          /* thread lifetime, or ETL_PM_NONE */
+    uint32_t proc;            /* process lifetime, or ETL_PM_NONE */
+    bool known;               /* pid is known */
+};
+
+/* Creates an empty map; NULL when out of memory. */
+struct etl_procmap *etl_procmap_new(void);
+
+/* Adds one decoded record at time ts; false when out of memory. Records may
+ * come in any order. */
+bool etl_procmap_add_process(struct etl_procmap *m, int64_t ts,
+                             const struct etl_process_rec *r);
+bool etl_procmap_add_thread(struct etl_procmap *m, int64_t ts,
+                            const struct etl_thread_rec *r);
+
+/* Folds the records into lifetimes; false when out of memory. No record may
+ * be added afterwards. */
+bool etl_procmap_finish(struct etl_procmap *m);
+
+/* The pre-pass: reads every buffer of f and builds its map. Problems with
+ * buffers are left to the view's own pass (they are not reported twice);
+ * damaged Process/Thread records are reported when `report` is set. NULL
+ * when out of memory (reported). */
+struct etl_procmap *etl_procmap_build(struct etl_file *f, bool report);
+
+/* Frees the map (NULL is allowed). */
+void etl_procmap_free(struct etl_procmap *m);
+
+/* Returns the thread lifetime of tid at ts, or ETL_PM_NONE. */
+uint32_t etl_procmap_thread_at(const struct etl_procmap *m, uint32_t tid, int64_t ts);
+
+/* Returns the process lifetime of pid at ts, or ETL_PM_NONE. */
+uint32_t etl_procmap_process_at(const struct etl_procmap *m, uint32_t pid, int64_t ts);
+
+/* Fills *w for tid at ts; the idle thread (TID 0) is always PID 0, "Idle".
+ * Returns w->known. m may be NULL (nothing but the idle thread is known). */
+bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
+                     struct etl_who *w);
+
+/* Image of pid at ts, or NULL (PID 0 is "Idle"). */
+const char *etl_procmap_image(const struct etl_procmap *m, uint32_t pid, int64_t ts);
+
+/* Accessors (index < count). */
+size_t etl_procmap_nthreads(const struct etl_procmap *m);
+size_t etl_procmap_nprocesses(const struct etl_procmap *m);
+const struct etl_pm_thread *etl_procmap_thread(const struct etl_procmap *m, uint32_t i);
+const struct etl_pm_process *etl_procmap_process(const struct etl_procmap *m, uint32_t i);
+const char *etl_procmap_str(const struct etl_procmap *m, uint32_t s); /* NULL for NONE */
+
+#endif

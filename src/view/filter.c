@@ -1,0 +1,306 @@
+/*
+ * filter.c - parsing and testing the row filters (see filter.h).
+ */
+#include "view/filter.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parses an unsigned number (decimal or 0x hex) up to max at *s, advancing
+ * *s past it; false when there is none or it is too large. */
+static bool parse_num(const char **s, uint32_t max, uint32_t *out)
+{
+    const char *p = *s;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(p, &end, 0);
+    if (errno || end == p || v > max)
+        return false;
+    *out = (uint32_t)v;
+    *s = end;
+    return true;
+}
+
+/* Adds a LIST ("1,4-7,0x10") to l; false when malformed. */
+static bool parse_list(struct etl_id_list *l, const char *arg, uint32_t max)
+{
+    const char *s = arg;
+    for (;;) {
+        struct etl_id_range r;
+        if (!parse_num(&s, max, &r.lo))
+            return false;
+        r.hi = r.lo;
+        if (*s == '-') {
+            s++;
+            if (!parse_num(&s, max, &r.hi) || r.hi < r.lo)
+                return false;
+        }
+        struct etl_id_range *nr = realloc(l->r, (l->n + 1) * sizeof *nr);
+        if (!nr)
+            return false;
+        l->r = nr;
+        l->r[l->n++] = r;
+        l->set = true;
+        if (*s == '\0')
+            return true;
+        if (*s != ',')
+            return false;
+        s++;
+    }
+}
+
+/* Parses seconds with up to nine decimals ("2", "2.5", ".25") into
+ * nanoseconds; false when malformed. */
+static bool parse_seconds(const char *s, const char *end, int64_t *ns)
+{
+    if (s == end)
+        return false;
+    int64_t whole = 0, frac = 0;
+    int digits = 0, fdigits = 0;
+    const char *p = s;
+    for (; p < end && isdigit((unsigned char)*p); p++, digits++) {
+        if (whole > (INT64_MAX / 1000000000 - 9) / 10)
+            return false;
+        whole = whole * 10 + (*p - '0');
+    }
+    if (p < end && *p == '.') {
+        for (p++; p < end && isdigit((unsigned char)*p); p++, fdigits++) {
+            if (fdigits >= 9)
+                return false;
+            frac = frac * 10 + (*p - '0');
+        }
+    }
+    if (p != end || digits + fdigits == 0)
+        return false;
+    for (int i = fdigits; i < 9; i++)
+        frac *= 10;
+    *ns = whole * 1000000000 + frac;
+    return true;
+}
+
+/* Adds comma-separated image names. */
+static bool parse_process(struct etl_filter *f, const char *arg)
+{
+    const char *s = arg;
+    for (;;) {
+        const char *comma = strchr(s, ',');
+        size_t n = comma ? (size_t)(comma - s) : strlen(s);
+        if (n == 0)
+            return false;
+        char **np = realloc(f->process, (f->nprocess + 1) * sizeof *np);
+        if (!np)
+            return false;
+        f->process = np;
+        char *name = malloc(n + 1);
+        if (!name)
+            return false;
+        memcpy(name, s, n);
+        name[n] = '\0';
+        f->process[f->nprocess++] = name;
+        if (!comma)
+            return true;
+        s = comma + 1;
+    }
+}
+
+bool etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
+                    char *err, size_t errcap)
+{
+    bool ok = false;
+    const char *what = "";
+    switch (which) {
+    case ETL_FILTER_CPU:
+        ok = parse_list(&f->cpu, arg, ETL_MAX_CPUS - 1);
+        what = "a list of processors such as 0,2-3";
+        break;
+    case ETL_FILTER_TID:
+        ok = parse_list(&f->tid, arg, UINT32_MAX);
+        what = "a list of thread IDs such as 1234,5600-5700";
+        break;
+    case ETL_FILTER_PID:
+        ok = parse_list(&f->pid, arg, UINT32_MAX);
+        what = "a list of process IDs such as 4,1234";
+        break;
+    case ETL_FILTER_HOOK:
+        ok = parse_list(&f->hook, arg, 0xFFFF);
+        what = "a list of HookIds such as 0x0524,0x0501-0x0504";
+        break;
+    case ETL_FILTER_PROCESS:
+        ok = parse_process(f, arg);
+        what = "image names such as svchost.exe";
+        break;
+    case ETL_FILTER_RANGE: {
+        what = "START:END in seconds since the trace started, either side may be empty";
+        const char *colon = strchr(arg, ':');
+        if (!colon || strchr(colon + 1, ':'))
+            break;
+        int64_t a = 0, b = 0;
+        bool ha = colon > arg, hb = colon[1] != '\0';
+        if ((ha && !parse_seconds(arg, colon, &a)) ||
+            (hb && !parse_seconds(colon + 1, colon + strlen(colon), &b)))
+            break;
+        if (ha && hb && b < a) {
+            what = "START:END with START not after END";
+            break;
+        }
+        f->has_start = ha;
+        f->has_end = hb;
+        f->start_ns = a;
+        f->end_ns = b;
+        ok = true;
+        break;
+    }
+    }
+    if (!ok)
+        snprintf(err, errcap, "takes %s", what);
+    return ok;
+}
+
+void etl_filter_free(struct etl_filter *f)
+{
+    free(f->cpu.r);
+    free(f->tid.r);
+    free(f->pid.r);
+    free(f->hook.r);
+    for (size_t i = 0; i < f->nprocess; i++)
+        free(f->process[i]);
+    free(f->process);
+    memset(f, 0, sizeof *f);
+}
+
+bool etl_filter_any(const struct etl_filter *f)
+{
+    return f && (f->cpu.set || f->tid.set || f->pid.set || f->hook.set ||
+                 f->nprocess || f->has_start || f->has_end);
+}
+
+bool etl_id_list_has(const struct etl_id_list *l, uint32_t v)
+{
+    if (!l->set)
+        return true;
+    for (size_t i = 0; i < l->n; i++)
+        if (v >= l->r[i].lo && v <= l->r[i].hi)
+            return true;
+    return false;
+}
+
+/* Returns the part of s after its last '\' or '/'. */
+static const char *base_name(const char *s)
+{
+    const char *b = s;
+    for (const char *p = s; *p; p++)
+        if (*p == '\\' || *p == '/')
+            b = p + 1;
+    return b;
+}
+
+/* Returns true if a[0..n) and b[0..n) are equal ignoring ASCII case. */
+static bool same_prefix(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
+            return false;
+    return true;
+}
+
+/* Compares a[0..n) with b case-insensitively (ASCII); true when equal. */
+static bool same_name(const char *a, size_t n, const char *b)
+{
+    for (size_t i = 0; i < n; i++, b++)
+        if (*b == '\0' || tolower((unsigned char)a[i]) != tolower((unsigned char)*b))
+            return false;
+    return *b == '\0';
+}
+
+bool etl_filter_process(const struct etl_filter *f, const char *image)
+{
+    if (!f || f->nprocess == 0)
+        return true;
+    if (!image)
+        return false;
+    const char *img = base_name(image);
+    for (size_t i = 0; i < f->nprocess; i++) {
+        const char *want = base_name(f->process[i]);
+        size_t n = strlen(want);
+        if (same_name(want, n, img))
+            return true;
+        /* A name without an extension also matches NAME.exe. */
+        size_t li = strlen(img);
+        if (!strchr(want, '.') && li == n + 4 && same_name(".exe", 4, img + n) &&
+            same_prefix(want, img, n))
+            return true;
+    }
+    return false;
+}
+
+bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts)
+{
+    if (!f || (!f->has_start && !f->has_end))
+        return true;
+    int64_t ns = etl_clock_ns(clk, ts);
+    return (!f->has_start || ns >= f->start_ns) && (!f->has_end || ns <= f->end_ns);
+}
+
+bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
+                      const struct etl_procmap *m, const struct etl_event *ev)
+{
+    if (!etl_filter_any(f))
+        return true;
+    bool hook = (ev->flags & ETL_EV_HOOK) != 0;
+    if (!etl_id_list_has(&f->cpu, ev->cpu) || !etl_filter_time(f, clk, ev->ts))
+        return false;
+    if (f->hook.set && (!hook || !etl_id_list_has(&f->hook, ev->hook_id)))
+        return false;
+    if (!f->tid.set && !f->pid.set && f->nprocess == 0)
+        return true;
+
+    /* Who the event is about: its header, and a Process/Thread payload. */
+    bool hdr = (ev->flags & ETL_EV_TID) != 0;
+    bool has_ptid = false, has_ppid = false;
+    uint32_t ptid = 0, ppid = 0;
+    const char *pimage = NULL;
+    char imgbuf[256];
+    enum etl_pt_op op;
+    enum etl_pt_family fam = hook ? etl_pt_classify(ev->hook_id, &op) : ETL_PT_NONE;
+    size_t at;
+    if (fam == ETL_PT_PROCESS) {
+        struct etl_process_rec r;
+        if (etl_decode_process(ev, &r, &at) != ETL_PT_SHORT) {
+            has_ppid = true;
+            ppid = r.pid;
+            if ((r.has & PR_IMAGE) && r.image_len < sizeof imgbuf) {
+                memcpy(imgbuf, r.image, r.image_len);
+                imgbuf[r.image_len] = '\0';
+                pimage = imgbuf;
+            }
+        }
+    } else if (fam == ETL_PT_THREAD) {
+        struct etl_thread_rec r;
+        if (etl_decode_thread(ev, &r, &at) != ETL_PT_SHORT) {
+            has_ptid = has_ppid = true;
+            ptid = r.tid;
+            ppid = r.pid;
+        }
+    }
+    if (f->tid.set && !((hdr && etl_id_list_has(&f->tid, ev->tid)) ||
+                        (has_ptid && etl_id_list_has(&f->tid, ptid))))
+        return false;
+    if (f->pid.set && !((hdr && etl_id_list_has(&f->pid, ev->pid)) ||
+                        (has_ppid && etl_id_list_has(&f->pid, ppid))))
+        return false;
+    if (f->nprocess) {
+        bool match = pimage && etl_filter_process(f, pimage);
+        if (!match && hdr)
+            match = etl_filter_process(f, etl_procmap_image(m, ev->pid, ev->ts));
+        if (!match && has_ppid && !pimage)
+            match = etl_filter_process(f, etl_procmap_image(m, ppid, ev->ts));
+        if (!match)
+            return false;
+    }
+    return true;
+}

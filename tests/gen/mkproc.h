@@ -1,0 +1,93 @@
+/*
+ * mkproc: the processes and threads of mktrace's schedule (mktrace
+ * --processes), written as Process and Thread events through etlw_pt, and
+ * the truth a reader must find: the process of every switch's old and new
+ * thread, and the scheduling summary.
+ *
+ * The model. Processes: Idle (PID 0, one TID-0 thread per CPU), System
+ * (PID 4, with threads that never run), a session controller (wpr.exe),
+ * and user processes; mktrace's pool of thread slots is spread over System
+ * and the user processes. When mktrace terminates a thread (a switch-out in
+ * state Terminated), its slot gets a new thread: Thread End of the old one
+ * (and Process End when it was its process's last thread), then sometimes a
+ * Process Start, then the new thread's Thread Start, sometimes a SetName -
+ * all on that CPU at the switch's time, before the switch. A new thread
+ * takes a fresh TID, or (often) reuses the TID of a thread that ended
+ * earlier in another process (each TID is reused at most once, never back
+ * into a process that had it, so (PID, TID) names one thread). Rundowns:
+ * DCStart of every process and thread at the start, spread over the first
+ * ticks on the last CPU while the other CPUs already switch; DCEnd of every
+ * live thread and process after the last switch, then Defunct records for
+ * some ended processes (--rundown picks both, start or end).
+ *
+ * The truth. Expected switch rows get old_pid, old_process, new_pid and
+ * new_process (new ones only when new_tid is known). The summary follows
+ * etldump(1)'s definitions, computed here from the expected rows (which say
+ * exactly what a reader can know): a run is from a switch-in to the next
+ * switch on that CPU when it switches out the same thread; waits from a
+ * switch-out in Waiting to the next switch-in; ready time from a switch-out
+ * in Ready, Running, Standby or DeferredReady; migrations between
+ * switch-ins on different CPUs; busy and idle time per CPU; --summary-range
+ * clips spans and selects switches by time; --summary-cpus keeps runs and
+ * switches of those CPUs (waits by the CPU of their switch-out).
+ * Memory grows with threads and processes (only with --processes).
+ */
+#ifndef MKPROC_H
+#define MKPROC_H
+
+#include "etlw.h"
+
+#include <stdio.h>
+
+/* Columns appended to ETLW_CSV_HEADER with --processes. */
+#define MKPROC_CSV_COLUMNS ",old_pid,old_process,new_pid,new_process"
+
+enum mkproc_rundown { MKPROC_RUNDOWN_BOTH, MKPROC_RUNDOWN_START, MKPROC_RUNDOWN_END };
+
+struct mkproc_opts {
+    bool enabled;               /* --processes */
+    enum mkproc_rundown rundown;
+    const char *summary_path;   /* --summary=FILE */
+    bool has_lo, has_hi;        /* --summary-range=START:END (seconds) */
+    int64_t lo_ns, hi_ns;
+    bool cpu_set;               /* --summary-cpus=LIST */
+    bool cpus[1024];
+};
+
+/* Parses one mkproc option (name without "--"); 0, or -1 when bad. */
+int mkproc_option(struct mkproc_opts *o, const char *name, const char *arg);
+
+struct mkproc;
+
+/* Creates the model for nslots pool slots; seed makes it reproducible. */
+struct mkproc *mkproc_new(struct etlw *w, const struct mkproc_opts *o, uint64_t seed,
+                          unsigned nslots, unsigned ncpus, int64_t t0, int64_t freq);
+
+/* The pool slot i starts with thread tid (call for every slot, then start). */
+void mkproc_slot(struct mkproc *m, unsigned i, uint32_t tid);
+
+/* Writes the start rundown; *end receives the time of its last record
+ * (the last CPU's first switch must come later). 0, or -1. */
+int mkproc_start(struct mkproc *m, int64_t *end);
+
+/* The tag of the thread in slot i (-1: the idle thread). */
+uint32_t mkproc_user(const struct mkproc *m, int slot);
+
+/* The thread of slot i terminates at ts on cpu and a new one takes its
+ * slot; *tid holds the fresh TID mktrace chose and receives the one used.
+ * 0, or -1. */
+int mkproc_replace(struct mkproc *m, int slot, unsigned cpu, int64_t ts, uint32_t *tid);
+
+/* Writes the end rundown at ts (after every other event) on cpu 0. */
+int mkproc_finish(struct mkproc *m, int64_t ts);
+
+/* Appends the process columns of an expected row to buf; returns the bytes
+ * written. Also adds the row to the summary. */
+size_t mkproc_row(struct mkproc *m, const struct etlw_expect *row, char *buf, size_t cap);
+
+/* Writes the expected summary CSV (when asked for); 0, or -1. */
+int mkproc_write_summary(struct mkproc *m);
+
+void mkproc_free(struct mkproc *m);
+
+#endif /* MKPROC_H */
