@@ -11,7 +11,7 @@ PKG_CONFIG ?= pkg-config
 VERSION = 0.1
 
 .DEFAULT_GOAL := all
-.PHONY: all check demo install uninstall clean fuzz bench deps
+.PHONY: all check demo install uninstall clean fuzz valgrind bench deps
 .SECONDARY:
 
 ifndef ETLDUMP_DEPS_OK
@@ -19,13 +19,17 @@ ifndef ETLDUMP_DEPS_OK
 # that pkg-config is asked only once the packages are there.
 all demo install: deps-build
 	@$(MAKE) --no-print-directory ETLDUMP_DEPS_OK=1 $@
-check fuzz bench: deps-check
+check fuzz valgrind: deps-check
+	@$(MAKE) --no-print-directory ETLDUMP_DEPS_OK=1 $@
+bench: deps-bench
 	@$(MAKE) --no-print-directory ETLDUMP_DEPS_OK=1 $@
 deps-build:
 	@sh tools/deps.sh build
 deps-check:
 	@sh tools/deps.sh check
-.PHONY: deps-build deps-check
+deps-bench:
+	@sh tools/deps.sh bench
+.PHONY: deps-build deps-check deps-bench
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/etldump $(DESTDIR)$(MANDIR)/man1/etldump.1
 	rm -f $(DESTDIR)$(DATADIR)/etldump.xsd
@@ -78,8 +82,58 @@ build/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) -Itests/gen $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-check: etldump build/mktrace $(UNIT_BIN)
+# Fuzz targets (tests/fuzz, see tests/fuzz/README). `make check` replays the
+# corpus and regression inputs through build/fuzz-replay/* (the targets with
+# a plain driver, built with CC and CFLAGS); `make fuzz` builds the libFuzzer
+# binaries in build/fuzz with clang and ASan+UBSan, the library compiled with
+# the same sanitizers into build/fuzz/obj.
+FUZZ_TARGETS = fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 \
+               fuzz_loggerctx
+FUZZ_REPLAY = $(FUZZ_TARGETS:%=build/fuzz-replay/%)
+FUZZ_CC ?= clang
+FUZZ_CFLAGS ?= -O1 -g -fno-omit-frame-pointer
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
+# Decompression is bounded lower than in etldump (src/etl/reader.c), so that
+# decompression bombs do not slow the fuzzers down.
+FUZZ_DEFS = -DETL_INFLATE_BASE="(4u * 1024u * 1024u)"
+FUZZ_OBJ = $(LIB_SRC:%.c=build/fuzz/obj/%.o)
+
+build/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/driver.c build/libetldump.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/fuzz/$*.c tests/fuzz/driver.c build/libetldump.a $(XML_LIBS)
+
+build/mutate: tests/fuzz/mutate.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+build/fuzz/obj/%.o: %.c | fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_DEFS) $(WARN) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+build/fuzz/libetldump.a: $(FUZZ_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+build/fuzz/%: tests/fuzz/%.c build/fuzz/libetldump.a
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(WARN) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< build/fuzz/libetldump.a $(XML_LIBS)
+
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
+	@echo "fuzz: built $(FUZZ_TARGETS:%=build/fuzz/%); see tests/fuzz/README"
+
+fuzz-cc:
+	@command -v $(FUZZ_CC) > /dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) not found (libFuzzer comes with clang); run: sudo apt-get install -y clang" >&2; exit 1; }
+.PHONY: fuzz-cc
+
+# Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump
+# runs under valgrind memcheck (tests/fuzz/valgrind.sh).
+valgrind: etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate
+	@sh tests/fuzz/valgrind.sh
+
+check: etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate
 	@sh tests/run.sh
+
+bench: etldump build/mktrace
+	@sh tools/bench.sh ./etldump build/mktrace
 
 demo: etldump
 	./etldump --info samples/demo-compact.etl
@@ -92,4 +146,5 @@ install: etldump
 	install -m 644 doc/etldump.xsd $(DESTDIR)$(DATADIR)/etldump.xsd
 
 -include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) build/src/main.d $(UNIT_SRC:tests/unit/%.c=build/tests/unit/%.d)
+-include $(FUZZ_OBJ:.o=.d)
 endif

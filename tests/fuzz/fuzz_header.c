@@ -1,0 +1,90 @@
+/*
+ * fuzz_header.c - trace headers: the input is the data of one buffer (its
+ * 0x48-byte buffer header included when long enough), walked record by
+ * record with etl_parse_event as the reader does, from offset 0x48 (or 0 for
+ * shorter inputs). Every record parsed must lie inside the buffer, carry its
+ * data inside itself and move the walk forward; its bytes are all touched.
+ * Each record also goes through the decoders that its HookId selects.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/cswitch.h"
+#include "etl/etl.h"
+
+/* Ignores problems found by the batch decoder. */
+static void batch_diag(void *ctx, const struct etl_event *ev, size_t at, const char *msg)
+{
+    (void)ctx;
+    if (at > ev->data_len || !msg)
+        abort();
+}
+
+/* Sums bytes, so that every byte of a range is read. */
+static unsigned touch(const uint8_t *p, size_t n)
+{
+    unsigned s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += p[i];
+    return s;
+}
+
+static volatile unsigned sink;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t off = size >= ETL_BUF_HEADER_SIZE ? ETL_BUF_HEADER_SIZE : 0;
+    struct etl_switch *batch = NULL;
+    size_t batch_cap = 0;
+    for (;;) {
+        struct etl_event ev;
+        size_t next = 0;
+        const char *why = NULL;
+        enum etl_parse_status st = etl_parse_event(data, size, off, &ev, &next, &why);
+        if (st == ETL_PARSE_END)
+            break;
+        if (st == ETL_PARSE_BAD) {
+            if (!why || !*why)
+                abort();
+            break;
+        }
+        if (st != ETL_PARSE_OK || next <= off || ev.event_offset != off ||
+            ev.size < 8 || ev.size > size - off || ev.kind >= ETL_KIND_COUNT ||
+            ev.data < data + off || ev.data_len > ev.size ||
+            ev.data + ev.data_len != data + off + ev.size ||
+            (ev.ptr_size != 4 && ev.ptr_size != 8))
+            abort();
+        sink += touch(data + off, ev.size);
+        if (ev.ext) {
+            size_t ext = 8u * (ev.pebs + ev.pmc_count);
+            if (ev.ext < data + off || ev.ext + ext > ev.data)
+                abort();
+            sink += touch(ev.ext, ext);
+        }
+        if (ev.flags & ETL_EV_HOOK) {
+            if (ev.hook_id == ETL_HOOK_CSWITCH) {
+                struct etl_switch sw;
+                sink += etl_decode_cswitch(&ev, &sw);
+            } else if (ev.hook_id == ETL_HOOK_CSWITCH_BATCH) {
+                size_t cap = ev.data_len / 2 + 1;
+                if (cap > batch_cap) {
+                    free(batch);
+                    batch = malloc(cap * sizeof *batch);
+                    if (!batch)
+                        abort();
+                    batch_cap = cap;
+                }
+                uint64_t implausible = 0;
+                sink += (unsigned)etl_decode_batch(&ev, 0x27, batch, cap, batch_diag,
+                                                   NULL, &implausible);
+            } else if (ev.hook_id == 0x0000) {
+                struct etl_logfile h;
+                sink += etl_parse_logfile(&ev, &h);
+            }
+        }
+        off = next;
+    }
+    free(batch);
+    return 0;
+}

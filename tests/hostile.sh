@@ -1,0 +1,191 @@
+#!/bin/sh
+# Hostile input: every sample (samples/*.etl, the real traces in
+# ../shared/samples/real when present, a few traces made by build/mktrace)
+# cut at many offsets (every buffer boundary and the bytes either side of it,
+# inside buffer and record headers, ~50 more per file), and mutants with
+# damaged buffer and trace header fields (build/mutate, tests/fuzz/mutate.c),
+# each run through --events=all, the switch view and -f xml --time=abs
+# (checked with xmllint --noout). Every run must end within 10 s with exit
+# status 0, 1 or 3; with 1 or 3, standard error must start with
+# "etldump: FILE: offset 0x...:", and with 0 it must hold nothing but warnings
+# ("etldump: FILE: warning: ..."). Truncations of
+# files over 256 KiB run --events=all alone; mutants of them are made from the
+# first buffer and a run of whole buffers, 256 KiB at most.
+# Usage: tests/hostile.sh ETLDUMP
+# Environment: HOSTILE_MUTANTS (mutants per file, default 110),
+# HOSTILE_OFFSETS (random truncation offsets per file, default 50),
+# HOSTILE_JOBS (parallel workers, default 2), HOSTILE_KEEP (a directory where
+# failing inputs are kept, default build/hostile-failures).
+set -u
+etldump=$1
+here=$(dirname "$0")
+root=$here/..
+mutate=${MUTATE:-$root/build/mutate}
+mktrace=${MKTRACE:-$root/build/mktrace}
+shared=${ETLDUMP_SHARED:-$root/../shared}
+nmut=${HOSTILE_MUTANTS:-110}
+noff=${HOSTILE_OFFSETS:-50}
+jobs=${HOSTILE_JOBS:-2}
+keep=${HOSTILE_KEEP:-$root/build/hostile-failures}
+export LC_ALL=C TZ=UTC
+
+if [ ! -x "$mutate" ]; then
+    echo "hostile: FAIL: $mutate not built (make build/mutate)"
+    echo "hostile: 0 passed, 1 failed"
+    exit 1
+fi
+xml=yes
+if ! command -v xmllint > /dev/null 2>&1; then
+    echo "hostile: xmllint not found: XML output is not checked for well-formedness"
+    xml=no
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+start=$(date +%s)
+
+# The inputs: bundled samples, real traces in place, a few generated ones.
+: > "$tmp/files"
+for f in "$root"/samples/*.etl "$shared"/samples/real/*.etl; do
+    [ -f "$f" ] && echo "$f" >> "$tmp/files"
+done
+if [ -x "$mktrace" ]; then
+    mkdir -p "$tmp/gen"
+    g() { name=$1; shift; "$mktrace" --quiet "$@" "$tmp/gen/$name.etl" - 2> /dev/null &&
+          echo "$tmp/gen/$name.etl" >> "$tmp/files"; }
+    g compact --encoding=compact --cpus=2 --switches=150 --buffer-size=2048 --seed=201
+    g cswitch-pmc-pebs-ptr4 --encoding=cswitch --pmc=3 --pebs --ptr=4 --cpus=2 --switches=80 --buffer-size=2048 --seed=202
+    g mixed-compressed-circular --encoding=mixed --compress --circular --cpus=3 --switches=400 --buffer-size=2048 --seed=203
+    g compact-lost-win7 --encoding=compact --lost-cpu=1 --build=7601 --max-wait-reason=0x25 --cpus=2 --switches=300 --buffer-size=1536 --seed=204
+fi
+
+# One worker: runs jobs (lines "trunc FILE" or "flip FILE") k, k+jobs, ...
+# of $tmp/jobs, counting into $tmp/wK.pass and $tmp/wK.fail.
+worker() {
+    k=$1
+    w=$tmp/w$k
+    mkdir -p "$w/m"
+    pass=0 fail=0 ntrunc=0 nmutants=0
+    : > "$w.log"
+
+    bad() {
+        fail=$((fail + 1))
+        echo "hostile: FAIL: $*" >> "$w.log"
+        mkdir -p "$keep" 2> /dev/null && cp "$cur" "$keep/$(basename "$src" .etl)-$label.etl" 2> /dev/null
+    }
+
+    # run ARGS...: one etldump run on $cur.
+    run() {
+        timeout 10 "$etldump" "$@" "$cur" > "$w/out" 2> "$w/err"
+        rc=$?
+        case $rc in
+        0)
+            # Warnings ("etldump: FILE: warning: ...") leave the status at 0.
+            if grep -v "^etldump: $cur: warning: " "$w/err" | grep -q .; then
+                bad "$src $label ($*): exit 0 with messages: $(head -n 1 "$w/err")"
+                return 1
+            fi ;;
+        1|3)
+            line=
+            IFS= read -r line < "$w/err"
+            case $line in
+            "etldump: $cur: offset 0x"[0-9a-f]*": "?*) ;;
+            *)
+                bad "$src $label ($*): exit $rc without 'etldump: FILE: offset 0x...:' first: $line"
+                return 1 ;;
+            esac ;;
+        124|137)
+            bad "$src $label ($*): no result within 10 s"
+            return 1 ;;
+        *)
+            bad "$src $label ($*): exit status $rc: $(tail -n 2 "$w/err")"
+            return 1 ;;
+        esac
+        return 0
+    }
+
+    # all VIEWS: the runs for one input ("events" alone for big truncations).
+    all() {
+        run --events=all -f csv || return
+        [ "$1" = events ] && { pass=$((pass + 1)); return; }
+        run || return
+        run -f xml --time=abs || return
+        if [ "$xml" = yes ] && ! xmllint --noout "$w/out" 2> "$w/xerr"; then
+            bad "$src $label (-f xml --time=abs): not well-formed: $(head -n 1 "$w/xerr")"
+            return
+        fi
+        pass=$((pass + 1))
+    }
+
+    i=0
+    while read -r kind src; do
+        i=$((i + 1))
+        [ $(( (i - 1) % jobs )) -eq "$k" ] || continue
+        size=$(wc -c < "$src")
+        case $kind in
+        trunc)
+            # Cut from the end backwards: one copy, truncated step by step.
+            views=all
+            [ "$size" -gt 262144 ] && views=events
+            cur=$w/t.etl
+            cp "$src" "$cur"
+            "$mutate" offsets "$src" "$noff" > "$w/offsets"
+            while read -r off; do
+                truncate -s "$off" "$cur"
+                label=trunc-$off
+                ntrunc=$((ntrunc + 1))
+                all $views
+            done < "$w/offsets" ;;
+        flip)
+            rm -f "$w"/m/*
+            "$mutate" flip "$src" "$w/m" 1 "$nmut" 262144 > "$w/what"
+            s=1
+            while [ "$s" -le "$nmut" ]; do
+                cur=$w/m/m-$s.etl
+                label=m-$s
+                nmutants=$((nmutants + 1))
+                before=$fail
+                all all
+                if [ "$fail" -ne "$before" ]; then
+                    grep "^m-$s.etl:" "$w/what" | sed 's/^/hostile:   mutation /' >> "$w.log"
+                    echo "hostile:   reproduce: build/mutate one $src OUT $s 262144" >> "$w.log"
+                fi
+                rm -f "$cur"
+                s=$((s + 1))
+            done ;;
+        esac
+    done < "$tmp/jobs"
+    echo "$pass $fail $ntrunc $nmutants" > "$w.count"
+}
+
+: > "$tmp/jobs"
+while read -r f; do
+    echo "trunc $f" >> "$tmp/jobs"
+    echo "flip $f" >> "$tmp/jobs"
+done < "$tmp/files"
+
+k=0
+while [ "$k" -lt "$jobs" ]; do
+    worker "$k" &
+    k=$((k + 1))
+done
+wait
+
+pass=0 fail=0 ntrunc=0 nmutants=0
+k=0
+while [ "$k" -lt "$jobs" ]; do
+    sed -n '1,30p' "$tmp/w$k.log"
+    if [ -f "$tmp/w$k.count" ]; then
+        read -r p f t m < "$tmp/w$k.count"
+        pass=$((pass + p)); fail=$((fail + f))
+        ntrunc=$((ntrunc + t)); nmutants=$((nmutants + m))
+    else
+        fail=$((fail + 1)); echo "hostile: FAIL: worker $k did not finish"
+    fi
+    k=$((k + 1))
+done
+nfiles=$(wc -l < "$tmp/files")
+echo "hostile: $nfiles files, $ntrunc truncations, $nmutants mutants, 3 runs each (1 for truncations of big files), $(( $(date +%s) - start )) s"
+[ "$fail" -gt 0 ] && echo "hostile: failing inputs kept in $keep"
+echo "hostile: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
