@@ -11,6 +11,7 @@
  * switch on the same CPU in that CPU's event order (spec 8.3), never linked
  * across a known gap in the CPU's stream.
  */
+#include "grow.h"
 #include "decode/cswitch.h"
 
 #include <stdlib.h>
@@ -241,17 +242,7 @@ static bool queue_room(struct sw_cpu *c, size_t k)
         c->n -= c->head;
         c->head = 0;
     }
-    if (c->n + k <= c->cap)
-        return true;
-    size_t ncap = c->cap ? c->cap : 64;
-    while (ncap < c->n + k)
-        ncap *= 2;
-    struct etl_switch *q = realloc(c->q, ncap * sizeof *q);
-    if (!q)
-        return false;
-    c->q = q;
-    c->cap = ncap;
-    return true;
+    return etl_grow(&c->q, &c->cap, c->n + k, sizeof *c->q, 64);
 }
 
 /* Ends the pending switch of c without a known new thread. */

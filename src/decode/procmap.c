@@ -1,6 +1,7 @@
 /*
  * procmap.c - the thread -> process map (see procmap.h for the design).
  */
+#include "grow.h"
 #include "decode/procmap.h"
 
 #include <stdlib.h>
@@ -103,16 +104,8 @@ static uint32_t pool_intern(struct pool *p, const char *s, size_t n)
     }
     if (n + 1 > UINT32_MAX - 2 - p->len)
         return ETL_PM_NONE;
-    if (p->len + n + 1 > p->cap) {
-        size_t ncap = p->cap ? p->cap : 4096;
-        while (ncap < p->len + n + 1)
-            ncap *= 2;
-        char *b = realloc(p->buf, ncap);
-        if (!b)
-            return ETL_PM_NONE;
-        p->buf = b;
-        p->cap = ncap;
-    }
+    if (!etl_grow(&p->buf, &p->cap, p->len + n + 1, 1, 4096))
+        return ETL_PM_NONE;
     uint32_t off = (uint32_t)p->len;
     memcpy(p->buf + off, s, n);
     p->buf[off + n] = '\0';
@@ -127,14 +120,8 @@ static uint32_t pool_intern(struct pool *p, const char *s, size_t n)
 /* Appends a record; false when out of memory. */
 static bool rec_push(struct rec_list *l, const struct rec *r)
 {
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? l->cap * 2 : 256;
-        struct rec *nr = realloc(l->r, ncap * sizeof *nr);
-        if (!nr)
-            return false;
-        l->r = nr;
-        l->cap = ncap;
-    }
+    if (!etl_grow(&l->r, &l->cap, l->n + 1, sizeof *l->r, 256))
+        return false;
     l->r[l->n++] = *r;
     return true;
 }

@@ -4,6 +4,7 @@
  * Layouts: etl-format.md sections 1, 2 (WMI_BUFFER_HEADER), 2.1 (where the
  * events of a buffer end), 2.2 (the CPU of a buffer), 10 (compression).
  */
+#include "grow.h"
 #include "etl/etl.h"
 
 #include <errno.h>
@@ -89,14 +90,8 @@ static void decode_buffer_header(const uint8_t *h, uint64_t offset,
 /* Appends b to f's buffer index; false when out of memory. */
 static bool add_buffer(struct etl_file *f, const struct etl_buffer *b, size_t *cap)
 {
-    if (f->nbufs == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 64;
-        struct etl_buffer *nb = realloc(f->bufs, ncap * sizeof *nb);
-        if (!nb)
-            return false;
-        f->bufs = nb;
-        *cap = ncap;
-    }
+    if (!etl_grow(&f->bufs, cap, f->nbufs + 1, sizeof *f->bufs, 64))
+        return false;
     f->bufs[f->nbufs++] = *b;
     return true;
 }

@@ -4,6 +4,7 @@
  * named per seed 003; the table of their changes; the --groupmask view; and
  * the warning when a trace that says it records context switches has none.
  */
+#include "grow.h"
 #include "view/groupmask.h"
 
 #include <stdarg.h>
@@ -69,15 +70,9 @@ static bool scan_event(void *vctx, const struct etl_event *ev)
         s->dropped++;
         return true;
     }
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        struct etl_ext_event *e = realloc(s->ev, cap * sizeof *e);
-        if (!e) {
-            x->nomem = true;
-            return false;
-        }
-        s->ev = e;
-        s->cap = cap;
+    if (!etl_grow(&s->ev, &s->cap, s->n + 1, sizeof *s->ev, 16)) {
+        x->nomem = true;
+        return false;
     }
     struct etl_ext_event *e = &s->ev[s->n++];
     e->ts = ev->ts;
@@ -97,14 +92,8 @@ static void hold_problem(void *vctx, uint64_t offset, const char *msg)
     struct etl_ext_scan *s = vctx;
     if (s->nheld >= MAX_HELD)
         return;
-    if (s->nheld == s->held_cap) {
-        size_t cap = s->held_cap ? 2 * s->held_cap : 8;
-        struct etl_held_problem *h = realloc(s->held, cap * sizeof *h);
-        if (!h)
-            return;
-        s->held = h;
-        s->held_cap = cap;
-    }
+    if (!etl_grow(&s->held, &s->held_cap, s->nheld + 1, sizeof *s->held, 8))
+        return;
     char *m = strdup(msg);
     if (!m)
         return;

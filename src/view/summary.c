@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "decode/cswitch.h"
 #include "decode/names.h"
 #include "decode/procmap.h"
@@ -182,14 +183,8 @@ static uint32_t thread_slot(struct summary *m, uint32_t tid, int64_t ts)
             return m->tab[j] - 1;
         j = (j + 1) & (m->tcap - 1);
     }
-    if (m->n == m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 256;
-        struct thr *nt = realloc(m->t, ncap * sizeof *nt);
-        if (!nt)
-            return UINT32_MAX;
-        m->t = nt;
-        m->cap = ncap;
-    }
+    if (!etl_grow(&m->t, &m->cap, m->n + 1, sizeof *m->t, 256))
+        return UINT32_MAX;
     struct thr *t = &m->t[m->n];
     memset(t, 0, sizeof *t);
     t->pk = pk;
