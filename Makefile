@@ -137,7 +137,8 @@ bench: etldump build/mktrace
 
 demo: etldump
 	./etldump --info samples/demo-compact.etl
-	./etldump samples/demo-compact.etl | head -n 25
+	./etldump samples/demo-compact.etl | sed -n '/^cpu /,$$p' | head -n 21
+	./etldump --summary samples/demo-processes.etl | sed -n '/^scope /,$$p' | head -n 8 | cut -c1-150
 
 install: etldump
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
