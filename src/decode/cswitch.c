@@ -245,29 +245,14 @@ static bool queue_room(struct sw_cpu *c, size_t k)
     return etl_grow(&c->q, &c->cap, c->n + k, sizeof *c->q, 64);
 }
 
-/* Ends the pending switch of c without a known new thread. */
-static void unlink_pending(struct etl_switch_reader *r, struct sw_cpu *c)
-{
-    if (c->pending) {
-        c->pending = false;
-        r->stats.unlinked++;
-    }
-}
-
 /* Appends sw to c's queue, giving the pending switch sw's old thread as its
  * new thread; sw itself is pending if it lacks a new thread. */
-static void append_switch(struct etl_switch_reader *r, struct sw_cpu *c,
-                          const struct etl_switch *sw)
+static void append_switch(struct sw_cpu *c, const struct etl_switch *sw)
 {
-    if (c->pending) {
-        if (sw->has & SW_OLD_TID) {
-            c->q[c->n - 1].new_tid = sw->old_tid;
-            c->q[c->n - 1].has |= SW_NEW_TID;
-            c->pending = false;
-        } else {
-            unlink_pending(r, c);
-        }
-    }
+    if (c->pending && (sw->has & SW_OLD_TID)) {
+        c->q[c->n - 1].new_tid = sw->old_tid;
+        c->q[c->n - 1].has |= SW_NEW_TID;
+    } /* else the pending switch's new thread stays unknown */
     c->q[c->n++] = *sw;
     c->pending = !(sw->has & SW_NEW_TID);
 }
@@ -285,18 +270,18 @@ static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
     while (!c->done && ready(c) == 0) {
         if (!etl_stream_next(c->st, &ev)) {
             c->done = true;
-            unlink_pending(r, c);
+            c->pending = false; /* its new thread stays unknown */
             break;
         }
         if (c->st->gap)
-            unlink_pending(r, c);
+            c->pending = false; /* its new thread stays unknown */
         if (!(ev.flags & ETL_EV_HOOK))
             continue;
         if (ev.hook_id == ETL_HOOK_CSWITCH) {
             struct etl_switch sw;
             if (!etl_decode_cswitch(&ev, &sw)) {
                 etl_report_event(r->f, &ev, 0, "CSwitch event too short");
-                unlink_pending(r, c);
+                c->pending = false; /* its new thread stays unknown */
                 continue;
             }
             if (!queue_room(c, 1)) {
@@ -304,7 +289,7 @@ static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
                 c->done = true;
                 break;
             }
-            append_switch(r, c, &sw);
+            append_switch(c, &sw);
             r->stats.cswitch++;
         } else if (ev.hook_id == ETL_HOOK_CSWITCH_BATCH) {
             size_t cap = ev.data_len / 2 + 1;
@@ -320,14 +305,13 @@ static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
             }
             size_t k = etl_decode_batch(&ev, r->bias, r->batch, cap, reader_diag, r,
                                         &r->stats.implausible_states);
-            r->stats.batches++;
             if (!queue_room(c, k)) {
                 etl_report(r->f, ev.buffer_offset, "out of memory expanding switches");
                 c->done = true;
                 break;
             }
             for (size_t i = 0; i < k; i++)
-                append_switch(r, c, &r->batch[i]);
+                append_switch(c, &r->batch[i]);
             r->stats.compact += k;
         }
     }

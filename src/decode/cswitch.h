@@ -90,7 +90,7 @@ size_t etl_decode_batch(const struct etl_event *ev, unsigned max_wait_reason,
 struct etl_switch_reader;
 
 struct etl_switch_stats {
-    uint64_t cswitch, compact, batches, implausible_states, unlinked;
+    uint64_t cswitch, compact, implausible_states;
 };
 
 /* Creates a switch reader over the streams of f with the given bias (0: from
