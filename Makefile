@@ -1,6 +1,8 @@
 # etldump - GNU make. Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, PREFIX, DESTDIR.
 # `make`, `make check` and `make demo` first make sure the build dependencies
-# are present (tools/deps.sh installs them as root, or names the command).
+# are present (tools/deps.sh installs them as root, or names the command),
+# then build everything asked for in one inner make, so that `make -jN` with
+# several goals builds each object once.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -11,25 +13,21 @@ PKG_CONFIG ?= pkg-config
 VERSION = 0.1
 
 .DEFAULT_GOAL := all
-.PHONY: all check demo install uninstall clean fuzz valgrind bench deps
+.PHONY: all check check-quick demo install uninstall clean fuzz fuzz-coverage valgrind \
+        bench deps
 .SECONDARY:
 
 ifndef ETLDUMP_DEPS_OK
-# First pass: check (and install) dependencies, then build in a fresh make so
-# that pkg-config is asked only once the packages are there.
-all demo install: deps-build
-	@$(MAKE) --no-print-directory ETLDUMP_DEPS_OK=1 $@
-check fuzz valgrind: deps-check
-	@$(MAKE) --no-print-directory ETLDUMP_DEPS_OK=1 $@
-bench: deps-bench
-	@$(MAKE) --no-print-directory ETLDUMP_DEPS_OK=1 $@
-deps-build:
-	@sh tools/deps.sh build
-deps-check:
-	@sh tools/deps.sh check
-deps-bench:
-	@sh tools/deps.sh bench
-.PHONY: deps-build deps-check deps-bench
+# First pass: check (and install) dependencies once, then make every goal in
+# one inner make, where pkg-config is asked only once the packages are there.
+GOALS := $(or $(filter-out clean uninstall,$(MAKECMDGOALS)),$(if $(MAKECMDGOALS),,all))
+DEPS_KIND := $(if $(filter bench,$(GOALS)),bench,$(if $(filter check check-quick fuzz fuzz-coverage valgrind,$(GOALS)),check,build))
+$(GOALS): inner
+	@:
+inner:
+	@sh tools/deps.sh $(DEPS_KIND)
+	@$(MAKE) --no-print-directory ETLDUMP_DEPS_OK=1 $(GOALS)
+.PHONY: inner
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/etldump $(DESTDIR)$(MANDIR)/man1/etldump.1
 	rm -f $(DESTDIR)$(DATADIR)/etldump.xsd
@@ -44,7 +42,8 @@ CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 
 WARN = -std=c11 -Wall -Wextra -Wconversion -Wshadow -Wformat=2
-ALL_CPPFLAGS = -D_GNU_SOURCE -DETLDUMP_VERSION='"$(VERSION)"' -Isrc $(XML_CFLAGS) $(CPPFLAGS)
+BASE_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DETLDUMP_VERSION='"$(VERSION)"' -Isrc
+ALL_CPPFLAGS = $(BASE_CPPFLAGS) $(XML_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 LIB_SRC = $(filter-out src/main.c,$(wildcard src/*.c src/*/*.c))
@@ -56,31 +55,38 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 
 all: etldump
 
-build/%.o: %.c
+# The library and the tool.
+build/src/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) -Itests/gen $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 build/libetldump.a: $(LIB_OBJ)
-	@rm -f $@
-	$(AR) rcs $@ $^
-
-build/libetlgen.a: $(GEN_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 etldump: build/src/main.o build/libetldump.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
 
+# The test trace writer shares no code with the library.
+build/tests/gen/%.o: tests/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+build/libetlgen.a: $(GEN_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 build/mktrace: build/tests/gen/mktrace.o build/libetlgen.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
+
+# Unit tests see the library's headers and the writer's.
+build/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Itests/gen $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 build/tests/%: build/tests/unit/%.o build/libetldump.a build/libetlgen.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(XML_LIBS)
-
-build/tests/unit/%.o: tests/unit/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) -Itests/gen $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # Fuzz targets (tests/fuzz, see tests/fuzz/README). `make check` replays the
 # corpus and regression inputs through build/fuzz-replay/* (the targets with
@@ -98,9 +104,12 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_DEFS = -DETL_INFLATE_BASE="(4u * 1024u * 1024u)"
 FUZZ_OBJ = $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 
-build/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/driver.c build/libetldump.a
+build/fuzz-replay/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/fuzz/$*.c tests/fuzz/driver.c build/libetldump.a $(XML_LIBS)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+build/fuzz-replay/%: build/fuzz-replay/%.o build/fuzz-replay/driver.o build/libetldump.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
 
 build/mutate: tests/fuzz/mutate.c
 	@mkdir -p $(@D)
@@ -124,13 +133,20 @@ fuzz-cc:
 	@command -v $(FUZZ_CC) > /dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) not found (libFuzzer comes with clang); run: sudo apt-get install -y clang" >&2; exit 1; }
 .PHONY: fuzz-cc
 
+TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate
+
 # Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump
 # runs under valgrind memcheck (tests/fuzz/valgrind.sh).
-valgrind: etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate
+valgrind: $(TEST_PROGRAMS)
 	@sh tests/fuzz/valgrind.sh
 
-check: etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate
+# Every test; temporary files go under build/tmp and are removed.
+check: $(TEST_PROGRAMS)
 	@sh tests/run.sh
+
+# The quick loop: unit tests, golden outputs, formats on the bundled samples.
+check-quick: $(TEST_PROGRAMS)
+	@ETLDUMP_QUICK=1 sh tests/run.sh
 
 bench: etldump build/mktrace
 	@sh tools/bench.sh ./etldump build/mktrace
@@ -146,6 +162,7 @@ install: etldump
 	install -m 644 man/etldump.1 $(DESTDIR)$(MANDIR)/man1/etldump.1
 	install -m 644 doc/etldump.xsd $(DESTDIR)$(DATADIR)/etldump.xsd
 
--include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) build/src/main.d $(UNIT_SRC:tests/unit/%.c=build/tests/unit/%.d)
--include $(FUZZ_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) build/src/main.d build/tests/gen/mktrace.d
+-include $(UNIT_SRC:tests/unit/%.c=build/tests/unit/%.d) $(FUZZ_OBJ:.o=.d)
+-include $(FUZZ_TARGETS:%=build/fuzz-replay/%.d) build/fuzz-replay/driver.d
 endif

@@ -1,7 +1,7 @@
 /*
  * main.c - etldump's command line: options, the loop over files, messages on
- * standard error and the exit status. Everything else lives in the layers
- * below (reader, decoders, views, printers).
+ * standard error and the exit status. Everything else is the library
+ * (etldump.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,11 +14,7 @@
 
 #include <libxml/parser.h>
 
-#include "etl/etl.h"
-#include "print/printer.h"
-#include "view/groupmask.h"
-#include "view/loggerctx.h"
-#include "view/view.h"
+#include "etldump.h"
 
 #ifndef ETLDUMP_VERSION
 #define ETLDUMP_VERSION "0.1"
@@ -31,38 +27,42 @@ enum {
     EXIT_USAGE = 2,      /* bad command line */
     EXIT_INPUT = 3,      /* an input could not be read or is not ETL */
     EXIT_WRITE = 4,      /* output could not be written */
+    EXIT_NOMEM = 5,      /* out of memory */
 };
 
 /* Messages about one file beyond this many are only counted. */
 #define MAX_MESSAGES 50
 
-enum view { VIEW_SWITCHES, VIEW_EVENTS, VIEW_INFO, VIEW_STATS, VIEW_SUMMARY };
-
-struct diag_ctx {
-    const char *path;
-    struct etl_printer *p;
-    unsigned long shown;
-};
-
 static const char *progname = "etldump";
 
+/* Problems shown about the current file. */
+static unsigned long shown;
+
 /* Prints a problem found in a file: "etldump: FILE: offset 0x...: message". */
-static void diag(void *vctx, uint64_t offset, const char *msg)
+static void on_problem(void *ctx, const char *name, uint64_t offset, const char *msg)
 {
-    struct diag_ctx *d = vctx;
-    if (d->p)
-        d->p->ops->problem(d->p, offset, msg);
-    if (++d->shown <= MAX_MESSAGES)
-        fprintf(stderr, "%s: %s: offset 0x%llx: %s\n", progname, d->path,
+    (void)ctx;
+    if (++shown <= MAX_MESSAGES)
+        fprintf(stderr, "%s: %s: offset 0x%llx: %s\n", progname, name,
                 (unsigned long long)offset, msg);
 }
 
 /* Prints a warning about a file: "etldump: FILE: warning: message". A warning
  * does not change the exit status. */
-static void warn(const char *path, const char *msg)
+static void on_warning(void *ctx, const char *name, const char *msg)
 {
-    fprintf(stderr, "%s: %s: warning: %s\n", progname, path, msg);
+    (void)ctx;
+    fprintf(stderr, "%s: %s: warning: %s\n", progname, name, msg);
 }
+
+/* Prints why a file cannot be read: "etldump: FILE: reason". */
+static void on_unreadable(void *ctx, const char *name, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "%s: %s: %s\n", progname, name, msg);
+}
+
+static const struct etl_messages messages = { NULL, on_problem, on_warning, on_unreadable };
 
 static void usage(FILE *to)
 {
@@ -137,13 +137,12 @@ static bool parse_uint(const char *s, unsigned long lo, unsigned long hi,
 }
 
 /* Checks the options of --groupmask and --logger-context (which read no ETL
- * file) and parses their arguments; false after a usage message. */
+ * file); false after a usage message. */
 static bool names_options(const char *gm_list, const char *lc_spec, const char *windows,
-                          const char *arch, int nviews, int nfiles,
-                          struct etl_groupmask *gm, enum etl_win *win,
-                          enum etl_arch *ar)
+                          const char *arch, int nviews, int nfiles)
 {
     const char *opt = gm_list ? "--groupmask" : "--logger-context";
+    char err[256];
     if (gm_list && lc_spec) {
         fprintf(stderr, "%s: choose one of --groupmask and --logger-context\n", progname);
         return false;
@@ -153,34 +152,9 @@ static bool names_options(const char *gm_list, const char *lc_spec, const char *
                 opt);
         return false;
     }
-    if (gm_list) {
-        char bad[64];
-        switch (etl_groupmask_parse(gm_list, gm, bad, sizeof bad)) {
-        case ETL_GM_OK:
-            return true;
-        case ETL_GM_UNKNOWN:
-            fprintf(stderr, "%s: --groupmask: unknown name '%s' (PERF_* or "
-                    "EVENT_TRACE_FLAG_* names, or 32-bit values)\n", progname, bad);
-            return false;
-        case ETL_GM_RANGE:
-            fprintf(stderr, "%s: --groupmask: '%s' is not a 32-bit value\n", progname, bad);
-            return false;
-        default:
-            fprintf(stderr, "%s: --groupmask: empty item in '%s'\n", progname, gm_list);
-            return false;
-        }
-    }
-    if (!windows || !arch) {
-        fprintf(stderr, "%s: --logger-context needs --windows=6.1|6.2|6.3|10.0 and "
-                "--arch=x86|x64\n", progname);
-        return false;
-    }
-    if (!etl_win_parse(windows, win)) {
-        fprintf(stderr, "%s: --windows takes 6.1, 6.2, 6.3 or 10.0\n", progname);
-        return false;
-    }
-    if (!etl_arch_parse(arch, ar)) {
-        fprintf(stderr, "%s: --arch takes x86 or x64\n", progname);
+    if ((gm_list && etl_groupmask_check(gm_list, err, sizeof err) != 0) ||
+        (lc_spec && etl_logger_context_check(windows, arch, err, sizeof err) != 0)) {
+        fprintf(stderr, "%s: %s\n", progname, err);
         return false;
     }
     return true;
@@ -188,82 +162,38 @@ static bool names_options(const char *gm_list, const char *lc_spec, const char *
 
 /* --logger-context: decodes and prints one WMI_LOGGER_CONTEXT; returns the
  * exit status. */
-static int logger_context(struct etl_printer *p, const char *spec, enum etl_win win,
-                          enum etl_arch arch)
+static int logger_context(struct etl_printer *p, const char *spec, const char *windows,
+                          const char *arch)
 {
-    char *path, err[512];
-    uint64_t offset;
-    if (!etl_lc_spec_parse(spec, &path, &offset)) {
-        fprintf(stderr, "%s: out of memory\n", progname);
-        return EXIT_INPUT;
-    }
-    int rc = etl_view_logger_context(p, path, offset, win, arch, err, sizeof err);
-    free(path);
+    char err[512];
+    int rc = etl_run_logger_context(p, spec, windows, arch, err, sizeof err);
     if (rc == -2) {
         fprintf(stderr, "%s: %s\n", progname, err);
         return EXIT_INPUT;
     }
+    if (rc == -3)
+        return EXIT_NOMEM;
     return rc != 0 ? EXIT_WRITE : EXIT_CLEAN;
 }
 
 /* Dumps one file with the chosen view; returns its exit status. */
-static int dump_file(const char *path, enum view view, struct etl_printer *p,
+static int dump_file(const char *path, struct etl_printer *p,
                      const struct etl_view_opts *vo)
 {
-    /* The file's element opens first, so problems found while indexing the
-     * buffers are recorded inside it. */
-    struct diag_ctx d = { path, p, 0 };
-    if (p->ops->begin_file(p, path, NULL) != 0)
-        return EXIT_WRITE;
-    struct etl_file f;
-    enum etl_open_status st = etl_open(&f, path, diag, &d);
-    if (st != ETL_OPEN_OK) {
-        char msg[160];
-        if (st == ETL_OPEN_IO)
-            snprintf(msg, sizeof msg, "%s", strerror(errno));
-        else
-            snprintf(msg, sizeof msg, "not an ETL file (no logfile header at the start)");
-        if (st == ETL_OPEN_IO)
-            fprintf(stderr, "%s: %s: %s\n", progname, path, msg);
-        else
-            fprintf(stderr, "%s: %s: offset 0x0: %s\n", progname, path, msg);
-        p->ops->problem(p, 0, msg);
-        return p->ops->end_file(p) != 0 ? EXIT_WRITE : EXIT_INPUT;
-    }
-    struct etl_clock clk;
-    etl_clock_from_header(&clk, &f.hdr);
-    p->clock = clk;
-    int rc = 0;
-    if (rc == 0 && (view == VIEW_INFO || p->ops->wants_info))
-        rc = etl_view_info_scan(p, &f, view == VIEW_INFO);
-    if (rc == 0) {
-        switch (view) {
-        case VIEW_INFO:
-            break;
-        case VIEW_STATS:
-            rc = etl_view_stats(p, &f, vo);
-            break;
-        case VIEW_EVENTS:
-            rc = etl_view_events(p, &f, vo);
-            break;
-        case VIEW_SUMMARY:
-            rc = etl_view_summary(p, &f, vo);
-            break;
-        default:
-            rc = etl_view_switches(p, &f, vo);
-            break;
-        }
-    }
-    if (rc == 0)
-        rc = p->ops->end_file(p);
-    if (d.shown > MAX_MESSAGES)
+    static const int status[] = {
+        [ETL_RESULT_CLEAN] = EXIT_CLEAN, [ETL_RESULT_DAMAGED] = EXIT_DAMAGED,
+        [ETL_RESULT_UNREADABLE] = EXIT_INPUT, [ETL_RESULT_WRITE] = EXIT_WRITE,
+        [ETL_RESULT_NOMEM] = EXIT_NOMEM,
+    };
+    struct etl_input in = { path, path, -1, NULL, 0 };
+    shown = 0;
+    enum etl_result r = etl_dump(&in, vo, p, &messages);
+    if (shown > MAX_MESSAGES)
         fprintf(stderr, "%s: %s: %lu more problems not shown\n", progname, path,
-                d.shown - MAX_MESSAGES);
-    uint64_t problems = f.problems;
-    etl_close(&f);
-    if (rc != 0)
-        return EXIT_WRITE;
-    return problems ? EXIT_DAMAGED : EXIT_CLEAN;
+                shown - MAX_MESSAGES);
+    if (r == ETL_RESULT_NOMEM)
+        fprintf(stderr, "%s: %s: out of memory\n", progname, path);
+    return status[r];
 }
 
 int main(int argc, char **argv)
@@ -298,12 +228,17 @@ int main(int argc, char **argv)
     };
     const char *format = "text", *output = NULL;
     const char *gm_list = NULL, *lc_spec = NULL, *windows = NULL, *arch = NULL;
-    enum view view = VIEW_SWITCHES;
+    enum etl_view_kind view = ETL_VIEW_SWITCHES;
     int nviews = 0;
     enum etl_time_mode tmode = ETL_TIME_REL;
     /* Static: the early returns of usage errors leave it reachable. */
-    static struct etl_filter filter;
-    struct etl_view_opts vo = { 0, false, &filter };
+    static struct etl_filter *filter;
+    filter = etl_filter_new();
+    if (!filter) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        return EXIT_NOMEM;
+    }
+    struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter };
     char ferr[160];
     unsigned long n;
     int c;
@@ -311,11 +246,11 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "f:o:hV", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_INFO:
-            view = VIEW_INFO;
+            view = ETL_VIEW_INFO;
             nviews++;
             break;
         case OPT_STATS:
-            view = VIEW_STATS;
+            view = ETL_VIEW_STATS;
             nviews++;
             break;
         case OPT_EVENTS:
@@ -323,7 +258,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: --events takes 'all'\n", progname);
                 return EXIT_USAGE;
             }
-            view = VIEW_EVENTS;
+            view = ETL_VIEW_EVENTS;
             nviews++;
             break;
         case 'f':
@@ -368,12 +303,12 @@ int main(int argc, char **argv)
             arch = optarg;
             break;
         case OPT_SUMMARY:
-            view = VIEW_SUMMARY;
+            view = ETL_VIEW_SUMMARY;
             nviews++;
             break;
         case OPT_CPU: case OPT_TID: case OPT_PID: case OPT_PROCESS: case OPT_RANGE:
         case OPT_HOOK:
-            if (!etl_filter_add(&filter, (enum etl_filter_opt)(c - OPT_CPU), optarg, ferr,
+            if (!etl_filter_add(filter, (enum etl_filter_opt)(c - OPT_CPU), optarg, ferr,
                                 sizeof ferr)) {
                 static const char *const fname[] = { "cpu", "tid", "pid", "process",
                                                      "range", "hook" };
@@ -397,16 +332,13 @@ int main(int argc, char **argv)
                 progname);
         return EXIT_USAGE;
     }
-    if (filter.hook.set && view != VIEW_EVENTS && view != VIEW_STATS) {
+    if (etl_filter_has_hook(filter) && view != ETL_VIEW_EVENTS && view != ETL_VIEW_STATS) {
         fprintf(stderr, "%s: --hook goes with --events=all or --stats\n", progname);
         return EXIT_USAGE;
     }
-    struct etl_groupmask gm;
-    enum etl_win lc_win = ETL_WIN_100;
-    enum etl_arch lc_arch = ETL_ARCH_X64;
+    vo.view = view;
     if ((gm_list || lc_spec) &&
-        !names_options(gm_list, lc_spec, windows, arch, nviews, argc - optind, &gm,
-                       &lc_win, &lc_arch))
+        !names_options(gm_list, lc_spec, windows, arch, nviews, argc - optind))
         return EXIT_USAGE;
     if ((windows || arch) && !lc_spec) {
         fprintf(stderr, "%s: --windows and --arch go with --logger-context\n", progname);
@@ -415,6 +347,11 @@ int main(int argc, char **argv)
     if (optind >= argc && !gm_list && !lc_spec) {
         fprintf(stderr, "%s: no input file\nTry '%s --help' for more information.\n",
                 progname, progname);
+        return EXIT_USAGE;
+    }
+    if (!etl_printer_exists(format)) {
+        fprintf(stderr, "%s: unknown format '%s' (text, csv, xml or json)\n",
+                progname, format);
         return EXIT_USAGE;
     }
 
@@ -428,54 +365,53 @@ int main(int argc, char **argv)
             return EXIT_WRITE;
         }
     }
-    struct etl_out out;
-    if (!etl_out_init(&out, fd, 1 << 16)) {
-        fprintf(stderr, "%s: out of memory\n", progname);
-        return EXIT_WRITE;
-    }
     /* libxml2 (used by the XML printer) is set up here and released at the
      * end, so that its global tables are not left for leak checkers. */
     xmlInitParser();
-    struct etl_printer *p = etl_printer_new(format, &out, tmode);
+    struct etl_out *out = etl_out_new(fd);
+    struct etl_printer *p = out ? etl_printer_new(format, out, tmode) : NULL;
     if (!p) {
-        fprintf(stderr, "%s: unknown format '%s' (text, csv, xml or json)\n",
-                progname, format);
-        etl_out_free(&out);
+        fprintf(stderr, "%s: out of memory\n", progname);
+        etl_out_free(out);
         xmlCleanupParser();
-        return EXIT_USAGE;
+        etl_filter_free(filter);
+        return EXIT_NOMEM;
     }
 
     int status = EXIT_CLEAN;
-    etl_view_set_warn(warn);
     if (gm_list)
-        status = etl_view_groupmask(p, &gm) != 0 ? EXIT_WRITE : EXIT_CLEAN;
+        status = etl_run_groupmask(p, gm_list) != 0 ? EXIT_WRITE : EXIT_CLEAN;
     else if (lc_spec)
-        status = logger_context(p, lc_spec, lc_win, lc_arch);
+        status = logger_context(p, lc_spec, windows, arch);
     for (int i = optind; i < argc; i++) {
-        int s = dump_file(argv[i], view, p, &vo);
+        int s = dump_file(argv[i], p, &vo);
         if (s > status)
             status = s;
-        if (s == EXIT_WRITE || (vo.strict && s != EXIT_CLEAN))
+        if (s >= EXIT_WRITE || (vo.strict && s != EXIT_CLEAN))
             break;
     }
-    if (p->ops->finish(p) != 0 || out.err)
-        status = EXIT_WRITE;
-    if (output && close(fd) != 0 && !out.err) {
-        out.err = errno;
+    int err = 0;
+    if (etl_printer_finish(p) != 0 || etl_out_error(out)) {
+        err = etl_out_error(out);
+        if (status != EXIT_NOMEM)
+            status = err == ENOMEM ? EXIT_NOMEM : EXIT_WRITE;
+    }
+    if (output && close(fd) != 0 && !err) {
+        err = errno;
         status = EXIT_WRITE;
     }
     if (status == EXIT_WRITE) {
-        if (out.err == EPIPE) {
+        if (err == EPIPE) {
             status = EXIT_CLEAN; /* the reader of a pipe went away */
         } else {
             fprintf(stderr, "%s: %s: %s\n", progname,
                     output ? output : "standard output",
-                    strerror(out.err ? out.err : EIO));
+                    strerror(err ? err : EIO));
         }
     }
     etl_printer_free(p);
-    etl_out_free(&out);
+    etl_out_free(out);
     xmlCleanupParser();
-    etl_filter_free(&filter);
+    etl_filter_free(filter);
     return status;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cursor.h"
 #include "etl/etl.h"
 
 #define ETL_HOOK_CSWITCH 0x0524u
@@ -35,7 +36,7 @@ enum {
 
 enum etl_switch_source { ETL_SW_CSWITCH, ETL_SW_COMPACT };
 
-/* Compact record forms (PERFINFO_CCSWAP_TYPE, seed 000). */
+/* Compact record forms (PERFINFO_CCSWAP_TYPE, §8.1). */
 enum etl_ccswap_form {
     ETL_CCSWAP_IDLE_SHORT = 0,
     ETL_CCSWAP_IDLE = 1,
@@ -60,55 +61,28 @@ struct etl_switch {
     uint8_t form;              /* enum etl_ccswap_form */
 };
 
-/* Decodes a CSwitch event's data (WMI_CONTEXTSWAP, seed 002); false if the
- * event is too short. */
-bool etl_decode_cswitch(const struct etl_event *ev, struct etl_switch *sw);
+/* Decodes a CSwitch event's data from c (WMI_CONTEXTSWAP, §7); false if
+ * the event is too short. */
+bool etl_decode_cswitch(const struct etl_event *ev, struct etl_cursor *c,
+                        struct etl_switch *sw);
 
 /* Returns the MaximumWaitReason the kernel of `build` used as the state bias
- * in compact records (spec section 8.4). */
+ * in compact records (§8.4). */
 unsigned etl_max_wait_reason_for_build(uint32_t build);
 
 /* Receives one problem inside a batch at byte offset `at` of the event data. */
 typedef void (*etl_batch_diag_fn)(void *ctx, const struct etl_event *ev,
                                   size_t at, const char *msg);
 
-/* Decodes a compact batch (PERFINFO_CCSWAP_BUFFER, seeds 000/001) into out
+/* Decodes a compact batch (PERFINFO_CCSWAP_BUFFER, §8) from c into out
  * (room for cap records; a batch of n data bytes has at most n/2). new_tid is
  * never set: it is the old thread of the next switch on the CPU. Returns the
- * number of switches; problems go to diag. `implausible` counts states that
- * decode to Waiting or beyond 9. */
-size_t etl_decode_batch(const struct etl_event *ev, unsigned max_wait_reason,
+ * number of switches; problems go to diag, `at` counted from the start of
+ * c. `implausible` counts states that decode to Waiting or beyond 9. */
+size_t etl_decode_batch(const struct etl_event *ev, struct etl_cursor *c,
+                        unsigned max_wait_reason,
                         struct etl_switch *out, size_t cap,
                         etl_batch_diag_fn diag, void *ctx,
                         uint64_t *implausible);
-
-/*
- * The switch stream of a file: every CPU's switches expanded in per-CPU
- * order, each compact switch linked to the next switch on its CPU, merged
- * across CPUs by each switch's own time.
- */
-struct etl_switch_reader;
-
-struct etl_switch_stats {
-    uint64_t cswitch, compact, implausible_states;
-};
-
-/* Creates a switch reader over the streams of f with the given bias (0: from
- * the build). NULL when out of memory. */
-struct etl_switch_reader *etl_switch_reader_new(struct etl_file *f,
-                                                struct etl_streams *s,
-                                                unsigned max_wait_reason);
-
-/* Returns the next switch in global time order, or false at the end. */
-bool etl_switch_next(struct etl_switch_reader *r, struct etl_switch *out);
-
-/* Returns what the reader has counted so far. */
-const struct etl_switch_stats *etl_switch_reader_stats(const struct etl_switch_reader *r);
-
-/* Returns the bias in use. */
-unsigned etl_switch_reader_bias(const struct etl_switch_reader *r);
-
-/* Frees the reader. */
-void etl_switch_reader_free(struct etl_switch_reader *r);
 
 #endif

@@ -379,18 +379,17 @@ const char *etl_cswitch_expect_name(enum etl_cswitch_expect e)
     }
 }
 
-bool etl_decode_header_ext(const uint8_t *data, size_t len, struct etl_header_ext *out)
+bool etl_decode_header_ext(struct etl_cursor *c, struct etl_header_ext *out)
 {
-    struct etl_cursor c = etl_cur_make(data, len);
     memset(out, 0, sizeof *out);
     for (unsigned i = 0; i < ETL_GROUPMASK_MASKS; i++)
-        out->gm.masks[i] = etl_cur_u32(&c);
-    if (!etl_cur_ok(&c)) {
+        out->gm.masks[i] = etl_cur_u32(c);
+    if (!etl_cur_ok(c)) {
         memset(out, 0, sizeof *out);
         return false;
     }
-    if (etl_cur_left(&c) >= 4) {
-        out->version = etl_cur_u32(&c);
+    if (etl_cur_left(c) >= 4) {
+        out->version = etl_cur_u32(c);
         out->has_version = true;
     }
     return true;

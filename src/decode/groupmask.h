@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cursor.h"
 #include "decode/names.h"
 
 #define ETL_GROUPMASK_MASKS 8
@@ -106,8 +107,8 @@ struct etl_header_ext {
     bool has_version;
 };
 
-/* Decodes the payload of a 0x0005 or 0x0020 event; false if shorter than
- * the eight masks. */
-bool etl_decode_header_ext(const uint8_t *data, size_t len, struct etl_header_ext *out);
+/* Decodes the payload of a 0x0005 or 0x0020 event from c; false if shorter
+ * than the eight masks. */
+bool etl_decode_header_ext(struct etl_cursor *c, struct etl_header_ext *out);
 
 #endif

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "fmt.h"
 
 enum etl_pt_family etl_pt_classify(uint16_t hook, enum etl_pt_op *op)
 {
@@ -117,7 +118,7 @@ static bool read_sid(struct etl_cursor *c, unsigned ptr, struct etl_process_rec 
     return true;
 }
 
-enum etl_pt_status etl_decode_process(const struct etl_event *ev,
+enum etl_pt_status etl_decode_process(const struct etl_event *ev, struct etl_cursor *cur,
                                       struct etl_process_rec *r, size_t *at)
 {
     memset(r, 0, sizeof *r);
@@ -127,7 +128,7 @@ enum etl_pt_status etl_decode_process(const struct etl_event *ev,
     r->op = (uint8_t)op;
     unsigned ptr = ev->ptr_size == 4 ? 4u : 8u;
     unsigned v = ev->version & 0xFFu;
-    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    struct etl_cursor c = *cur;
 
     if (op == ETL_PT_TERMINATE || op == ETL_PT_PERFCTR) {
         r->pid = etl_cur_u32(&c);
@@ -208,7 +209,7 @@ enum etl_pt_status etl_decode_process(const struct etl_event *ev,
     return ETL_PT_OK;
 }
 
-enum etl_pt_status etl_decode_thread(const struct etl_event *ev,
+enum etl_pt_status etl_decode_thread(const struct etl_event *ev, struct etl_cursor *cur,
                                      struct etl_thread_rec *r, size_t *at)
 {
     memset(r, 0, sizeof *r);
@@ -218,7 +219,7 @@ enum etl_pt_status etl_decode_thread(const struct etl_event *ev,
     r->op = (uint8_t)op;
     unsigned ptr = ev->ptr_size == 4 ? 4u : 8u;
     unsigned v = ev->version & 0xFFu;
-    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    struct etl_cursor c = *cur;
 
     if (op == ETL_PT_SETNAME) {
         r->pid = etl_cur_u32(&c);
@@ -243,7 +244,7 @@ enum etl_pt_status etl_decode_thread(const struct etl_event *ev,
         r->pid = etl_cur_u32(&c);
         r->tid = etl_cur_u32(&c);
     }
-    bool two_ids = v == 0 || (v == 1 && ev->data_len == 8);
+    bool two_ids = v == 0 || (v == 1 && etl_cur_left(cur) == 8);
     if (!two_ids) {
         r->stack_base = etl_cur_ptr(&c, ptr);
         r->stack_limit = etl_cur_ptr(&c, ptr);

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cursor.h"
 #include "etl/etl.h"
 
 #define ETL_HOOK_PROCESS_START 0x0301u
@@ -117,13 +118,14 @@ enum etl_pt_status {
     ETL_PT_TRAILING,          /* bytes left after the last field: strings dropped */
 };
 
-/* Decodes a Process event (any group-0x03 hook above); *at receives the byte
- * offset of a problem. Fields before the problem stay valid. */
-enum etl_pt_status etl_decode_process(const struct etl_event *ev,
+/* Decodes a Process event (any group-0x03 hook above) from c, a cursor over
+ * its data (c itself is not moved); *at receives the byte offset of a
+ * problem. Fields before the problem stay valid. */
+enum etl_pt_status etl_decode_process(const struct etl_event *ev, struct etl_cursor *c,
                                       struct etl_process_rec *out, size_t *at);
 
-/* Decodes a Thread event (0x0501-0x0504) or SetName (0x0548). */
-enum etl_pt_status etl_decode_thread(const struct etl_event *ev,
+/* Decodes a Thread event (0x0501-0x0504) or SetName (0x0548) likewise. */
+enum etl_pt_status etl_decode_thread(const struct etl_event *ev, struct etl_cursor *c,
                                      struct etl_thread_rec *out, size_t *at);
 
 /* Returns a message for a status (for diagnostics). */

@@ -4,6 +4,8 @@
 #include "grow.h"
 #include "decode/procmap.h"
 
+#include "decode/dispatch.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -370,63 +372,35 @@ bool etl_procmap_finish(struct etl_procmap *m)
 struct build_ctx {
     struct etl_file *f;
     struct etl_procmap *m;
-    etl_diag_fn diag;         /* the file's own diagnostics */
-    void *diag_ctx;
-    uint64_t forwarded;       /* problems passed on */
-    bool forward;             /* pass the next report on */
+    struct etl_scope *scope;
     bool report;
     bool oom;
 };
-
-/* Drops the reader's reports during the pre-pass (the view's own pass
- * makes them), passing on only those the pre-pass makes itself. */
-static void build_diag(void *vctx, uint64_t offset, const char *msg)
-{
-    struct build_ctx *b = vctx;
-    if (b->forward && b->diag) {
-        b->forwarded++;
-        b->diag(b->diag_ctx, offset, msg);
-    }
-}
-
-/* Reports a damaged Process/Thread record. */
-static void build_report(struct build_ctx *b, const struct etl_event *ev, size_t at,
-                         const char *msg)
-{
-    if (!b->report)
-        return;
-    b->forward = true;
-    etl_report_event(b->f, ev, at, msg);
-    b->forward = false;
-}
 
 /* Collects one event of the pre-pass. */
 static bool build_event(void *vctx, const struct etl_event *ev)
 {
     struct build_ctx *b = vctx;
-    if (!(ev->flags & ETL_EV_HOOK))
+    const struct etl_decoder *d = etl_dispatch(ev);
+    if (d->kind != ETL_REC_PROCESS && d->kind != ETL_REC_THREAD)
         return true;
-    enum etl_pt_op op;
-    enum etl_pt_family fam = etl_pt_classify(ev->hook_id, &op);
-    if (fam == ETL_PT_NONE || op == ETL_PT_TERMINATE || op == ETL_PT_PERFCTR)
+    struct etl_record r;
+    bool valid = etl_decode(ev, d, &r);
+    /* Terminate and PerfCtr records name a process but no lifetime. */
+    if (d->kind == ETL_REC_PROCESS &&
+        (r.u.proc.op == ETL_PT_TERMINATE || r.u.proc.op == ETL_PT_PERFCTR))
         return true;
-    size_t at;
-    bool ok = true;
-    if (fam == ETL_PT_PROCESS) {
-        struct etl_process_rec r;
-        enum etl_pt_status st = etl_decode_process(ev, &r, &at);
-        if (st != ETL_PT_OK)
-            build_report(b, ev, at, etl_pt_status_msg(st, true));
-        if (st != ETL_PT_SHORT)
-            ok = etl_procmap_add_process(b->m, ev->ts, &r);
-    } else {
-        struct etl_thread_rec r;
-        enum etl_pt_status st = etl_decode_thread(ev, &r, &at);
-        if (st != ETL_PT_OK)
-            build_report(b, ev, at, etl_pt_status_msg(st, false));
-        if (st != ETL_PT_SHORT)
-            ok = etl_procmap_add_thread(b->m, ev->ts, &r);
+    if (r.problem && b->report) {
+        /* The pre-pass's own finding: kept, unlike the reader's (the view's
+         * pass reports those). */
+        etl_scope_keep(b->scope, true);
+        etl_report_event(b->f, ev, r.at, r.problem);
+        etl_scope_keep(b->scope, false);
     }
+    if (!valid)
+        return true;
+    bool ok = d->kind == ETL_REC_PROCESS ? etl_procmap_add_process(b->m, ev->ts, &r.u.proc)
+                                         : etl_procmap_add_thread(b->m, ev->ts, &r.u.thr);
     if (!ok)
         b->oom = true;
     return ok;
@@ -436,26 +410,17 @@ struct etl_procmap *etl_procmap_build(struct etl_file *f, bool report)
 {
     struct etl_procmap *m = etl_procmap_new();
     if (!m) {
-        etl_report(f, 0, "out of memory mapping threads to processes");
+        etl_file_nomem(f);
         return NULL;
     }
-    struct build_ctx b = { f, m, f->diag, f->diag_ctx, 0, false, report, false };
-    /* The reader's own state is put back afterwards: its problem count and
-     * decompression budget belong to the view's pass. */
-    uint64_t problems = f->problems, inflated = f->inflated;
-    f->diag = build_diag;
-    f->diag_ctx = &b;
-    struct etl_loaded l;
-    memset(&l, 0, sizeof l);
-    for (size_t i = 0; i < f->nbufs && !b.oom; i++)
-        etl_walk_buffer(f, &f->bufs[i], &l, build_event, &b);
-    etl_loaded_free(&l);
-    f->diag = b.diag;
-    f->diag_ctx = b.diag_ctx;
-    f->problems = problems + b.forwarded;
-    f->inflated = inflated;
-    if (b.oom || !etl_procmap_finish(m)) {
-        etl_report(f, 0, "out of memory mapping threads to processes");
+    struct etl_scope scope;
+    struct build_ctx b = { f, m, &scope, report, false };
+    etl_scope_begin(f, &scope, false);
+    etl_walk_file(f, build_event, &b);
+    etl_scope_end(f, &scope);
+    etl_scope_replay(f, &scope);
+    if (b.oom || etl_file_is_nomem(f) || !etl_procmap_finish(m)) {
+        etl_file_nomem(f);
         etl_procmap_free(m);
         return NULL;
     }

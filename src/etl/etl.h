@@ -1,10 +1,13 @@
 /*
- * etl.h - the ETL reader: file, buffers, trace headers, per-CPU order, merge.
+ * etl.h - the ETL reader: a file (opaque), its trace headers, its events in
+ * file order or in each CPU's order, and their merge into one time order.
  *
- * The reader never prints and never exits. Problems are reported through the
- * diagnostic callback with the file offset they concern, and reading goes on
- * with the next event or buffer. Layout facts come from the project's format
- * reference (etl-format.md sections 1-4 and 10-12), cited per field below.
+ * The reader never prints and never exits. Problems are reported through
+ * the file's diagnostic callback with the file offset they concern, and
+ * reading goes on with the next event or buffer. A pass that reads the file
+ * ahead of the view (a pre-pass) opens a scope: inside it problems are
+ * dropped or held, and the decompression budget it used is given back.
+ * Layouts: doc/format.md §1-§4 and §10-§12, cited per field below.
  */
 #ifndef ETLDUMP_ETL_H
 #define ETLDUMP_ETL_H
@@ -13,21 +16,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* WMI_BUFFER_HEADER (0x48 bytes; spec section 2). */
-#define ETL_BUF_HEADER_SIZE 0x48u
-#define ETL_BUF_FLAG_FLUSH_MARKER 0x0001u
-#define ETL_BUF_FLAG_EVENTS_LOST 0x0002u
-#define ETL_BUF_FLAG_BUFFER_LOST 0x0004u
-#define ETL_BUF_FLAG_PROC_INDEX 0x0020u
-#define ETL_BUF_FLAG_COMPRESSED 0x0040u
-#define ETL_BUF_TYPE_HEADER 4u
+#include "clock.h"
 
 /* Largest decompressed buffer accepted (ETW buffers are at most 16 MiB). */
 #define ETL_MAX_BUFFER_SIZE (16u * 1024u * 1024u)
 /* Highest CPU index accepted (ETW_PROCESSOR_INDEX_MASK 0x07FF). */
 #define ETL_MAX_CPUS 2048u
+/* Most buffers indexed: the index takes 16 bytes a buffer (plus 4 for the
+ * per-CPU order), so memory stays bounded whatever the file says. */
+#define ETL_MAX_BUFFERS (1u << 21)
 
-/* Trace header kinds (spec section 3.2). The order is that of etl_kind_name. */
+/* Trace header kinds (§3.2). The order is that of etl_kind_name. */
 enum etl_kind {
     ETL_KIND_SYSTEM32,
     ETL_KIND_SYSTEM64,
@@ -44,6 +43,12 @@ enum etl_kind {
     ETL_KIND_MESSAGE,
     ETL_KIND_COUNT
 };
+
+/* Returns true for the kernel's header kinds, whose events carry a HookId. */
+static inline bool etl_kind_is_kernel(unsigned kind)
+{
+    return kind <= ETL_KIND_PERFINFO64;
+}
 
 /* Which optional fields an etl_event carries. */
 enum {
@@ -62,9 +67,11 @@ struct etl_event {
     int64_t ts;               /* raw clock value */
     const uint8_t *data;      /* event data after header and extended items */
     const uint8_t *ext;       /* PERFINFO extended items (PEBS then PMC) */
+    const uint8_t *ext_items; /* EVENT_HEADER extended data items (§3.8), or NULL */
     uint64_t buffer_offset;   /* file offset of the buffer holding the event */
     uint32_t event_offset;    /* offset of the event in the (decompressed) buffer */
     uint32_t data_len;        /* bytes at data */
+    uint32_t ext_items_len;   /* bytes at ext_items */
     uint32_t tid, pid;
     uint32_t flags;           /* ETL_EV_* */
     uint16_t cpu;             /* processor of the buffer */
@@ -81,7 +88,7 @@ struct etl_event {
     uint8_t guid[16];         /* provider GUID, in file byte order */
 };
 
-/* The logfile header event (spec section 4), as much as later steps need. */
+/* The logfile header event (§4), as much as later steps need. */
 struct etl_logfile {
     uint32_t buffer_size;
     uint8_t version[4];       /* major, minor, sub, subminor */
@@ -107,50 +114,63 @@ struct etl_logfile {
     char log_file_name[512];
 };
 
-/* One buffer of the file, as indexed by the first pass. */
-struct etl_buffer {
-    uint64_t offset;          /* in the file */
-    uint64_t seq;             /* SequenceNumber */
-    uint32_t size;            /* BufferSize, or the bytes present if truncated */
-    uint32_t saved_offset;
-    uint32_t offset_field;    /* Offset (+0x30) */
-    uint16_t cpu;
-    uint16_t flags;           /* BufferFlag */
-    uint16_t type;            /* BufferType */
-    uint8_t truncated;        /* the file ends inside this buffer */
+/* What the buffer index counts: every buffer read, and the compressed ones. */
+struct etl_buffer_totals {
+    uint64_t buffers, bytes;
+    uint64_t compressed, compressed_bytes;
 };
 
-/* Receives a problem found at a file offset. */
-typedef void (*etl_diag_fn)(void *ctx, uint64_t offset, const char *msg);
-
-struct etl_file {
-    int fd;
-    uint64_t file_size;
-    const char *path;
-    struct etl_logfile hdr;
-    bool have_hdr;
-    struct etl_buffer *bufs;   /* in file order */
-    size_t nbufs;
-    uint32_t max_buf;          /* largest buffer to load, bytes */
-    uint64_t problems;         /* diagnostics reported */
-    uint64_t inflated;         /* bytes decompressed so far (bounded in etl_load_buffer) */
-    etl_diag_fn diag;
-    void *diag_ctx;
+/* Where a file's messages go: problems (damaged data, at a file offset;
+ * counted) and warnings (not counted). Either may be NULL. */
+struct etl_diag {
+    void (*problem)(void *ctx, uint64_t offset, const char *msg);
+    void (*warning)(void *ctx, const char *msg);
+    void *ctx;
 };
+
+struct etl_file;
 
 /* Result of opening a file. */
 enum etl_open_status {
     ETL_OPEN_OK = 0,
     ETL_OPEN_IO,       /* cannot be opened or read (errno kept) */
     ETL_OPEN_NOT_ETL,  /* no ETL header buffer at the start */
+    ETL_OPEN_NOMEM,    /* out of memory */
 };
 
-/* Opens path, reads the logfile header and indexes every buffer. */
-enum etl_open_status etl_open(struct etl_file *f, const char *path,
-                              etl_diag_fn diag, void *diag_ctx);
+/*
+ * Opens a trace, reads its logfile header and indexes its buffers. name is
+ * what messages call it (copied). From a path; from a descriptor open for
+ * reading (not closed by etl_close); from len bytes at data (not copied: they
+ * must outlive the file). On failure NULL, with the reason in *st (and errno
+ * for ETL_OPEN_IO). Messages go to d (copied; NULL: none), starting with
+ * the problems found while indexing.
+ */
+struct etl_file *etl_open_path(const char *path, const struct etl_diag *d,
+                               enum etl_open_status *st);
+struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
+                             enum etl_open_status *st);
+struct etl_file *etl_open_mem(const void *data, size_t len, const char *name,
+                              const struct etl_diag *d, enum etl_open_status *st);
 
-/* Releases everything etl_open acquired. */
+/* Releases the file (NULL is allowed). */
 void etl_close(struct etl_file *f);
+
+/* What the file is called in messages. */
+const char *etl_file_name(const struct etl_file *f);
+/* The logfile header. */
+const struct etl_logfile *etl_file_header(const struct etl_file *f);
+/* The clock conversion of the trace (§5), derived once at open. */
+const struct etl_clock *etl_file_clock(const struct etl_file *f);
+/* The buffers indexed. */
+const struct etl_buffer_totals *etl_file_totals(const struct etl_file *f);
+/* Problems reported so far (outside scopes). */
+uint64_t etl_file_problems(const struct etl_file *f);
+
+/* Marks that memory ran out: the run ends with its own outcome. */
+void etl_file_nomem(struct etl_file *f);
+/* Returns true once memory has run out. */
+bool etl_file_is_nomem(const struct etl_file *f);
 
 /* Reports a problem at a file offset (formats like printf). */
 void etl_report(struct etl_file *f, uint64_t offset, const char *fmt, ...)
@@ -159,15 +179,39 @@ void etl_report(struct etl_file *f, uint64_t offset, const char *fmt, ...)
 #endif
     ;
 
+/* Shows a warning about f (formats like printf); not a problem. */
+void etl_warn(const struct etl_file *f, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Reports a problem at byte `at` of an event's data, naming the file offset
  * (or, in a compressed buffer, the buffer and the decompressed offset). */
 void etl_report_event(struct etl_file *f, const struct etl_event *ev, size_t at,
                       const char *msg);
 
-/* Reports a damaged record at offset off of buffer b; the rest of the buffer
- * is skipped. */
-void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
-                           size_t off, const char *why);
+/*
+ * A scope around a pre-pass. Inside it, problems are not reported: they are
+ * dropped, or held while etl_scope_keep(s, true) is in force. etl_scope_end
+ * gives back the decompression budget the pass used and leaves the held
+ * problems in s; etl_scope_replay reports them then (counting them) and
+ * frees them. At most ETL_SCOPE_MAX_HELD are kept; the rest are counted.
+ */
+#define ETL_SCOPE_MAX_HELD 1000u
+struct etl_held;
+struct etl_scope {
+    struct etl_scope *outer;
+    struct etl_held *held;
+    size_t nheld, cap;
+    uint64_t dropped_held;    /* held problems past the cap */
+    uint64_t inflated;        /* the budget used before the scope */
+    bool keep;
+};
+void etl_scope_begin(struct etl_file *f, struct etl_scope *s, bool keep);
+void etl_scope_keep(struct etl_scope *s, bool keep);
+void etl_scope_end(struct etl_file *f, struct etl_scope *s);
+void etl_scope_replay(struct etl_file *f, struct etl_scope *s);
 
 /* Returns the header kind's name (SYSTEM64, PERFINFO64, MESSAGE, ...). */
 const char *etl_kind_name(unsigned kind);
@@ -188,73 +232,46 @@ enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off
 /* Decodes the logfile header from the first record's event data. */
 bool etl_parse_logfile(const struct etl_event *ev, struct etl_logfile *out);
 
-/* Converts NUL-terminated UTF-16LE at p[0..len) to UTF-8 in out (cap bytes,
- * always terminated, cut short if needed); returns the bytes consumed,
- * terminator included. */
-size_t etl_utf16z(const uint8_t *p, size_t len, char *out, size_t cap);
+/* Derives the clock conversion from a logfile header (§5). */
+void etl_clock_from_header(struct etl_clock *c, const struct etl_logfile *h);
 
-/* A loaded buffer: its bytes (decompressed) and the range holding events. */
-struct etl_loaded {
-    uint8_t *mem;              /* the buffer, header included */
-    size_t cap;
-    uint8_t *zin;              /* compressed bytes as read from the file */
-    size_t zcap;
-    size_t end;                /* events lie in [0x48, end) */
-};
-
-/* Reads buffer b into l (decompressing it); false after reporting a problem. */
-bool etl_load_buffer(struct etl_file *f, const struct etl_buffer *b,
-                     struct etl_loaded *l);
-
-/* Frees a loaded buffer's memory. */
-void etl_loaded_free(struct etl_loaded *l);
-
-/* Calls fn for every event of buffer b in buffer order; stops early when fn
- * returns false. Returns false if the buffer could not be read. */
+/* Receives one event; returns false to stop the walk. */
 typedef bool (*etl_event_fn)(void *ctx, const struct etl_event *ev);
-bool etl_walk_buffer(struct etl_file *f, const struct etl_buffer *b,
-                     struct etl_loaded *l, etl_event_fn fn, void *ctx);
+
+/* Calls fn for every event of every buffer in file order, each buffer's
+ * events in buffer order; stops early when fn returns false. */
+void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx);
+
+/* The same over the header buffers (file order) and then the first buffer
+ * (lowest SequenceNumber) of each processor, in processor order. */
+void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx);
 
 /*
  * Per-CPU streams: each CPU's buffers sorted by SequenceNumber, read one
- * buffer at a time. The header buffer forms its own stream, read first.
+ * buffer at a time. The header buffers form their own stream, read first.
  */
-struct etl_stream {
-    struct etl_file *f;
-    uint32_t *order;           /* indexes into f->bufs */
-    size_t norder;
-    size_t next_buf;           /* next index into order */
-    const struct etl_buffer *cur;
-    struct etl_loaded mem;
-    size_t pos;                /* next record in mem */
-    uint16_t cpu;
-    bool gap;                  /* a lost or unreadable buffer precedes the current one */
-    int64_t last_ts;
-};
+struct etl_streams;
+struct etl_stream;
 
-/* The set of streams of a file. */
-struct etl_streams {
-    struct etl_stream header;  /* header buffers */
-    struct etl_stream *cpu;    /* one per CPU that has buffers, ascending CPU */
-    size_t ncpu;
-};
+/* Builds the per-CPU streams of f; NULL when out of memory (f is marked). */
+struct etl_streams *etl_streams_new(struct etl_file *f);
 
-/* Builds the per-CPU streams of f; false on allocation failure. */
-bool etl_streams_init(struct etl_streams *s, struct etl_file *f);
-
-/* Frees the streams. */
+/* Frees the streams (NULL is allowed). */
 void etl_streams_free(struct etl_streams *s);
 
-/* Reads the next event of a stream; false at the end. After a call,
- * s->gap tells whether a known gap lies before this event. */
+/* The number of CPU streams, and stream i (ascending CPU). */
+size_t etl_streams_count(const struct etl_streams *s);
+struct etl_stream *etl_streams_cpu(struct etl_streams *s, size_t i);
+
+/* Reads the next event of a stream; false at the end. */
 bool etl_stream_next(struct etl_stream *s, struct etl_event *ev);
+
+/* Returns true if a known gap (lost, damaged or unreadable data) lies just
+ * before the event etl_stream_next returned last. */
+bool etl_stream_gap(const struct etl_stream *s);
 
 /* Merges every stream in time order (header buffers first), calling fn for
  * each event; stops early when fn returns false. */
 void etl_merge_events(struct etl_streams *s, etl_event_fn fn, void *ctx);
-
-/* Formats a GUID stored in file byte order as 8-4-4-4-12 lowercase hex;
- * out must hold 37 bytes. */
-void etl_guid_str(const uint8_t g[16], char out[37]);
 
 #endif

@@ -1,11 +1,9 @@
 /*
  * header.c - trace header kinds: classification by the first dword and the
- * fields each kind carries. Layouts: etl-format.md section 3 (GC-TH, GC-STH,
- * GC-PTH, GC-ETH, GC-EIGH, GC-MTH, GC-EH).
+ * fields each kind carries. Layouts: doc/format.md §3.
  */
 #include "etl/etl.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "cursor.h"
@@ -43,15 +41,6 @@ static const char *const kind_names[ETL_KIND_COUNT] = {
 const char *etl_kind_name(unsigned kind)
 {
     return kind < ETL_KIND_COUNT ? kind_names[kind] : "UNKNOWN";
-}
-
-void etl_guid_str(const uint8_t g[16], char out[37])
-{
-    snprintf(out, 37,
-             "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             (unsigned)etl_le32(g), (unsigned)etl_le16(g + 4),
-             (unsigned)etl_le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13],
-             g[14], g[15]);
 }
 
 /* Fills the fields shared by SYSTEM and COMPACT headers (spec 3.3). */
@@ -102,6 +91,7 @@ static size_t parse_event_header(struct etl_cursor *c, struct etl_event *ev)
                 ETL_EV_VERSION | ETL_EV_EVENT_ID;
     size_t pos = 0x50;
     if (eflags & 0x0001) {
+        ev->ext_items = c->base + pos;
         /* Each item: u16 total size, u16 type, u16 linkage (bit 0), u16 DataSize. */
         for (;;) {
             etl_cur_seek(c, pos);
@@ -116,6 +106,7 @@ static size_t parse_event_header(struct etl_cursor *c, struct etl_event *ev)
             if (!(link & 1))
                 break;
         }
+        ev->ext_items_len = (uint32_t)(pos - 0x50);
     }
     return pos;
 }

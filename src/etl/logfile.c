@@ -10,62 +10,7 @@
 #include <string.h>
 
 #include "cursor.h"
-
-/* Writes code point cp as UTF-8 into out[*o..cap-1), if it fits. */
-static void put_utf8(char *out, size_t cap, size_t *o, uint32_t cp)
-{
-    uint8_t b[4];
-    size_t n;
-    if (cp < 0x80) {
-        b[0] = (uint8_t)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (uint8_t)(0xC0 | (cp >> 6));
-        b[1] = (uint8_t)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (uint8_t)(0xE0 | (cp >> 12));
-        b[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (uint8_t)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        b[0] = (uint8_t)(0xF0 | (cp >> 18));
-        b[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-        b[3] = (uint8_t)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    if (*o + n < cap) {
-        memcpy(out + *o, b, n);
-        *o += n;
-    }
-}
-
-size_t etl_utf16z(const uint8_t *p, size_t len, char *out, size_t cap)
-{
-    size_t i = 0, o = 0;
-    while (len - i >= 2) {
-        uint32_t u = etl_le16(p + i);
-        i += 2;
-        if (u == 0)
-            break;
-        if (u >= 0xD800 && u < 0xDC00 && len - i >= 2) {
-            uint32_t lo = etl_le16(p + i);
-            if (lo >= 0xDC00 && lo < 0xE000) {
-                i += 2;
-                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-            } else {
-                u = 0xFFFD;
-            }
-        } else if (u >= 0xD800 && u < 0xE000) {
-            u = 0xFFFD; /* unpaired surrogate */
-        }
-        put_utf8(out, cap, &o, u);
-    }
-    if (cap)
-        out[o] = '\0';
-    return i;
-}
+#include "fmt.h"
 
 bool etl_parse_logfile(const struct etl_event *ev, struct etl_logfile *h)
 {

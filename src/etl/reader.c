@@ -1,11 +1,12 @@
 /*
- * reader.c - opening an ETL file, indexing its buffers, loading (and
- * decompressing) one buffer, walking its events.
- * Layouts: etl-format.md sections 1, 2 (WMI_BUFFER_HEADER), 2.1 (where the
- * events of a buffer end), 2.2 (the CPU of a buffer), 10 (compression).
+ * reader.c - opening an ETL file (a path, a descriptor or a memory block),
+ * indexing its buffers, loading (and decompressing) one buffer, walking
+ * events in file order, diagnostics and their scopes.
+ * Layouts: doc/format.md §1, §2 (WMI_BUFFER_HEADER), §2.1 (where the
+ * events of a buffer end), §2.2 (the CPU of a buffer), §10 (compression).
  */
 #include "grow.h"
-#include "etl/etl.h"
+#include "etl/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,7 @@
 #include "cursor.h"
 #include "etl/lz77.h"
 
-/* WMI_BUFFER_HEADER field offsets (spec section 2). */
+/* WMI_BUFFER_HEADER field offsets (§2). */
 #define BH_BUFFER_SIZE 0x00
 #define BH_SAVED_OFFSET 0x04
 #define BH_SEQUENCE 0x18
@@ -28,15 +29,58 @@
 #define BH_FLAG 0x34
 #define BH_TYPE 0x36
 
-/* Decompressed bytes allowed per file: this much plus INFLATE_RATIO times the
- * file size. A few bytes of LZ77 can claim a 16 MiB buffer; without a bound a
- * small file on many CPUs would make the per-CPU streams hold gigabytes.
+/* Decompressed bytes allowed per pass: this much plus INFLATE_RATIO times
+ * the file size. A few bytes of LZ77 can claim a 16 MiB buffer; without a
+ * bound a small file on many CPUs would take that much time and memory.
  * (The fuzz build lowers it, so that such inputs do not slow fuzzing.) */
 #ifndef ETL_INFLATE_BASE
 #define ETL_INFLATE_BASE (16u * 1024u * 1024u)
 #endif
 #define INFLATE_BASE ETL_INFLATE_BASE
 #define INFLATE_RATIO 64u
+
+/* LogFileMode EVENT_TRACE_COMPRESSED_MODE: buffers of varying size (§10). */
+#define MODE_COMPRESSED 0x04000000u
+
+/* ---- diagnostics ----------------------------------------------------------- */
+
+struct etl_held {
+    uint64_t offset;
+    char *msg;
+};
+
+/* Holds a problem in the innermost scope, if it keeps them. */
+static void scope_hold(struct etl_scope *s, uint64_t offset, const char *msg)
+{
+    if (!s->keep)
+        return;
+    if (s->nheld >= ETL_SCOPE_MAX_HELD) {
+        s->dropped_held++;
+        return;
+    }
+    char *m = strdup(msg);
+    if (!m || !etl_grow(&s->held, &s->cap, s->nheld + 1, sizeof *s->held, 8)) {
+        free(m);
+        s->dropped_held++;
+        return;
+    }
+    s->held[s->nheld].offset = offset;
+    s->held[s->nheld].msg = m;
+    s->nheld++;
+}
+
+/* Passes a problem on: held or dropped inside a scope, else counted and
+ * given to the file's callback. */
+static void report_msg(struct etl_file *f, uint64_t offset, const char *msg)
+{
+    if (f->scope) {
+        scope_hold(f->scope, offset, msg);
+        return;
+    }
+    f->problems++;
+    if (f->diag.problem)
+        f->diag.problem(f->diag.ctx, offset, msg);
+}
 
 void etl_report(struct etl_file *f, uint64_t offset, const char *fmt, ...)
 {
@@ -45,21 +89,88 @@ void etl_report(struct etl_file *f, uint64_t offset, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    f->problems++;
-    if (f->diag)
-        f->diag(f->diag_ctx, offset, msg);
+    report_msg(f, offset, msg);
 }
 
-/* Reads exactly n bytes at off; false on a short read or an error. */
-static bool read_at(int fd, void *buf, size_t n, uint64_t off)
+void etl_warn(const struct etl_file *f, const char *fmt, ...)
 {
+    if (!f->diag.warning)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    f->diag.warning(f->diag.ctx, msg);
+}
+
+void etl_scope_begin(struct etl_file *f, struct etl_scope *s, bool keep)
+{
+    memset(s, 0, sizeof *s);
+    s->outer = f->scope;
+    s->inflated = f->inflated;
+    s->keep = keep;
+    f->scope = s;
+}
+
+void etl_scope_keep(struct etl_scope *s, bool keep)
+{
+    s->keep = keep;
+}
+
+void etl_scope_end(struct etl_file *f, struct etl_scope *s)
+{
+    f->scope = s->outer;
+    f->inflated = s->inflated;
+}
+
+void etl_scope_replay(struct etl_file *f, struct etl_scope *s)
+{
+    for (size_t i = 0; i < s->nheld; i++) {
+        report_msg(f, s->held[i].offset, s->held[i].msg);
+        free(s->held[i].msg);
+    }
+    if (!f->scope)
+        f->problems += s->dropped_held;
+    free(s->held);
+    s->held = NULL;
+    s->nheld = s->cap = 0;
+    s->dropped_held = 0;
+}
+
+void etl_file_nomem(struct etl_file *f)
+{
+    f->nomem = true;
+}
+
+bool etl_file_is_nomem(const struct etl_file *f)
+{
+    return f->nomem;
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+/* Reads exactly n bytes at off; false on a short read or an error. */
+static bool read_at(const struct etl_file *f, void *buf, size_t n, uint64_t off)
+{
+    if (f->mem) {
+        if (off > f->file_size || n > f->file_size - off) {
+            errno = EIO;
+            return false;
+        }
+        memcpy(buf, f->mem + off, n);
+        return true;
+    }
     uint8_t *p = buf;
     while (n > 0) {
-        ssize_t r = pread(fd, p, n, (off_t)off);
+        ssize_t r = pread(f->fd, p, n, (off_t)off);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO; /* the file shrank under us */
             return false;
+        }
         p += r;
         n -= (size_t)r;
         off += (uint64_t)r;
@@ -80,28 +191,19 @@ static void decode_buffer_header(const uint8_t *h, uint64_t offset,
     b->flags = etl_le16(h + BH_FLAG);
     b->type = etl_le16(h + BH_TYPE);
     /* With PROC_INDEX the CPU is a u16; otherwise a u8 followed by an
-     * alignment byte (spec 2.2). */
+     * alignment byte (§2.2). */
     if (b->flags & ETL_BUF_FLAG_PROC_INDEX)
         b->cpu = etl_le16(h + BH_CLIENT_CONTEXT);
     else
         b->cpu = h[BH_CLIENT_CONTEXT];
 }
 
-/* Appends b to f's buffer index; false when out of memory. */
-static bool add_buffer(struct etl_file *f, const struct etl_buffer *b, size_t *cap)
-{
-    if (!etl_grow(&f->bufs, cap, f->nbufs + 1, sizeof *f->bufs, 64))
-        return false;
-    f->bufs[f->nbufs++] = *b;
-    return true;
-}
-
 /* Reads the header buffer's first record into f->hdr; false if it is not an
- * ETL logfile header. */
+ * ETL logfile header (or memory ran out: f->nomem). */
 static bool read_logfile_header(struct etl_file *f)
 {
     uint8_t h[ETL_BUF_HEADER_SIZE];
-    if (f->file_size < ETL_BUF_HEADER_SIZE || !read_at(f->fd, h, sizeof h, 0))
+    if (f->file_size < ETL_BUF_HEADER_SIZE || !read_at(f, h, sizeof h, 0))
         return false;
     struct etl_buffer b;
     decode_buffer_header(h, 0, &b);
@@ -114,10 +216,12 @@ static bool read_logfile_header(struct etl_file *f)
     if (n < ETL_BUF_HEADER_SIZE + 0x20 || n > ETL_MAX_BUFFER_SIZE)
         return false;
     uint8_t *mem = malloc(n);
-    if (!mem)
+    if (!mem) {
+        f->nomem = true;
         return false;
+    }
     bool ok = false;
-    if (read_at(f->fd, mem, n, 0)) {
+    if (read_at(f, mem, n, 0)) {
         struct etl_event ev;
         size_t next;
         const char *why;
@@ -130,14 +234,45 @@ static bool read_logfile_header(struct etl_file *f)
     return ok;
 }
 
-/* Indexes every buffer of the file (spec section 13 step 2). */
+/* Appends buffer b to the index; false when out of memory. */
+static bool add_buffer(struct etl_file *f, const struct etl_buffer *b)
+{
+    if (f->nents == f->ents_cap) {
+        /* Doubling, but never past the cap: the index is the largest thing
+         * the reader holds. */
+        size_t ncap = f->ents_cap ? f->ents_cap * 2 : 256;
+        if (ncap > ETL_MAX_BUFFERS)
+            ncap = ETL_MAX_BUFFERS;
+        struct etl_bufent *n = realloc(f->ents, ncap * sizeof *n);
+        if (!n)
+            return false;
+        f->ents = n;
+        f->ents_cap = ncap;
+    }
+    bool first = b->type == ETL_BUF_TYPE_HEADER || f->nents == 0;
+    struct etl_bufent *e = &f->ents[f->nents++];
+    e->seq = b->seq;
+    e->pos = b->offset | ((uint64_t)b->cpu << 48) | ((uint64_t)first << 59);
+    f->totals.buffers++;
+    f->totals.bytes += b->size;
+    if (b->flags & ETL_BUF_FLAG_COMPRESSED) {
+        f->totals.compressed++;
+        f->totals.compressed_bytes += b->size;
+    }
+    if (b->size > f->max_buf)
+        f->max_buf = b->size;
+    return true;
+}
+
+/* Indexes every buffer of the file (§13 step 2); false when out of memory. */
 static bool index_buffers(struct etl_file *f)
 {
-    size_t cap = 0;
     uint64_t off = 0;
     uint32_t stride = f->hdr.buffer_size;
-    bool fixed_stride = !(f->hdr.log_file_mode & 0x04000000u) &&
+    bool fixed_stride = !(f->hdr.log_file_mode & MODE_COMPRESSED) &&
                         stride >= ETL_BUF_HEADER_SIZE && stride <= ETL_MAX_BUFFER_SIZE;
+    /* Largest buffer to load: the biggest on disk, or a decompressed one. */
+    f->max_buf = stride > ETL_MAX_BUFFER_SIZE ? ETL_MAX_BUFFER_SIZE : stride;
     while (off < f->file_size) {
         uint64_t left = f->file_size - off;
         if (left < ETL_BUF_HEADER_SIZE) {
@@ -145,8 +280,12 @@ static bool index_buffers(struct etl_file *f)
                        (unsigned long long)left);
             break;
         }
+        if (off >> 48) {
+            etl_report(f, off, "the file is too large to index past this offset");
+            break;
+        }
         uint8_t h[ETL_BUF_HEADER_SIZE];
-        if (!read_at(f->fd, h, sizeof h, off)) {
+        if (!read_at(f, h, sizeof h, off)) {
             etl_report(f, off, "cannot read buffer header: %s", strerror(errno));
             break;
         }
@@ -171,67 +310,146 @@ static bool index_buffers(struct etl_file *f)
             etl_report(f, off + BH_CLIENT_CONTEXT,
                        "buffer names processor %u, beyond %u: buffer skipped",
                        (unsigned)b.cpu, ETL_MAX_CPUS);
-        } else if (!add_buffer(f, &b, &cap)) {
+        } else if (f->nents >= ETL_MAX_BUFFERS) {
+            etl_report(f, off, "more than %u buffers: the rest of the file is not read",
+                       ETL_MAX_BUFFERS);
+            break;
+        } else if (!add_buffer(f, &b)) {
             return false;
         }
         off += b.size;
     }
-    /* Largest buffer to load: the biggest on disk, or a decompressed one. */
-    uint32_t max = f->hdr.buffer_size;
-    if (max > ETL_MAX_BUFFER_SIZE)
-        max = ETL_MAX_BUFFER_SIZE;
-    for (size_t i = 0; i < f->nbufs; i++)
-        if (f->bufs[i].size > max)
-            max = f->bufs[i].size;
-    f->max_buf = max;
     return true;
 }
 
-enum etl_open_status etl_open(struct etl_file *f, const char *path,
-                              etl_diag_fn diag, void *diag_ctx)
+/* Reads the header and the index of a file whose source is set up. */
+static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st)
 {
-    memset(f, 0, sizeof *f);
-    f->path = path;
-    f->diag = diag;
-    f->diag_ctx = diag_ctx;
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0)
-        return ETL_OPEN_IO;
-    struct stat st;
-    if (fstat(f->fd, &st) != 0) {
-        int e = errno;
-        etl_close(f);
-        errno = e;
-        return ETL_OPEN_IO;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        etl_close(f);
-        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        return ETL_OPEN_IO;
-    }
-    f->file_size = (uint64_t)st.st_size;
     if (!read_logfile_header(f)) {
+        *st = f->nomem ? ETL_OPEN_NOMEM : ETL_OPEN_NOT_ETL;
         etl_close(f);
-        return ETL_OPEN_NOT_ETL;
+        return NULL;
     }
-    f->have_hdr = true;
+    etl_clock_from_header(&f->clock, &f->hdr);
     if (!index_buffers(f)) {
+        *st = ETL_OPEN_NOMEM;
         etl_close(f);
-        errno = ENOMEM;
-        return ETL_OPEN_IO;
+        return NULL;
     }
-    return ETL_OPEN_OK;
+    *st = ETL_OPEN_OK;
+    return f;
+}
+
+/* Allocates a file called name; NULL when out of memory. */
+static struct etl_file *new_file(const char *name, const struct etl_diag *d)
+{
+    struct etl_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->fd = -1;
+    f->name = strdup(name);
+    if (!f->name) {
+        free(f);
+        return NULL;
+    }
+    if (d)
+        f->diag = *d;
+    return f;
+}
+
+struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
+                             enum etl_open_status *st)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        *st = ETL_OPEN_IO;
+        return NULL;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        *st = ETL_OPEN_IO;
+        errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+        return NULL;
+    }
+    struct etl_file *f = new_file(name, d);
+    if (!f) {
+        *st = ETL_OPEN_NOMEM;
+        return NULL;
+    }
+    f->fd = fd;
+    f->file_size = (uint64_t)sb.st_size;
+    return finish_open(f, st);
+}
+
+struct etl_file *etl_open_path(const char *path, const struct etl_diag *d,
+                               enum etl_open_status *st)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *st = ETL_OPEN_IO;
+        return NULL;
+    }
+    struct etl_file *f = etl_open_fd(fd, path, d, st);
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    f->own_fd = true;
+    return f;
+}
+
+struct etl_file *etl_open_mem(const void *data, size_t len, const char *name,
+                              const struct etl_diag *d, enum etl_open_status *st)
+{
+    struct etl_file *f = new_file(name, d);
+    if (!f) {
+        *st = ETL_OPEN_NOMEM;
+        return NULL;
+    }
+    static const uint8_t empty[1];
+    f->mem = data ? data : empty;
+    f->file_size = len;
+    return finish_open(f, st);
 }
 
 void etl_close(struct etl_file *f)
 {
-    if (f->fd >= 0)
+    if (!f)
+        return;
+    if (f->own_fd && f->fd >= 0)
         close(f->fd);
-    f->fd = -1;
-    free(f->bufs);
-    f->bufs = NULL;
-    f->nbufs = 0;
+    free(f->ents);
+    free(f->name);
+    free(f);
 }
+
+const char *etl_file_name(const struct etl_file *f)
+{
+    return f->name;
+}
+
+const struct etl_logfile *etl_file_header(const struct etl_file *f)
+{
+    return &f->hdr;
+}
+
+const struct etl_clock *etl_file_clock(const struct etl_file *f)
+{
+    return &f->clock;
+}
+
+const struct etl_buffer_totals *etl_file_totals(const struct etl_file *f)
+{
+    return &f->totals;
+}
+
+uint64_t etl_file_problems(const struct etl_file *f)
+{
+    return f->problems;
+}
+
+/* ---- one buffer ------------------------------------------------------------ */
 
 /* Makes sure *mem holds at least n bytes; false when out of memory. */
 static bool reserve(uint8_t **mem, size_t *cap, size_t n)
@@ -246,12 +464,33 @@ static bool reserve(uint8_t **mem, size_t *cap, size_t n)
     return true;
 }
 
-bool etl_load_buffer(struct etl_file *f, const struct etl_buffer *b,
-                     struct etl_loaded *l)
+/* Reads the header of the buffer an index entry names into *b; false after
+ * reporting a problem. */
+static bool entry_header(struct etl_file *f, const struct etl_bufent *e,
+                         struct etl_buffer *b)
 {
+    uint64_t off = ETL_ENT_OFFSET(e);
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (!read_at(f, h, sizeof h, off)) {
+        etl_report(f, off, "cannot read buffer header: %s", strerror(errno));
+        return false;
+    }
+    decode_buffer_header(h, off, b);
+    if (b->size > f->file_size - off) {
+        b->size = (uint32_t)(f->file_size - off);
+        b->truncated = 1;
+    }
+    return true;
+}
+
+bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_loaded *l)
+{
+    struct etl_buffer *b = &l->b;
     l->end = ETL_BUF_HEADER_SIZE;
+    if (!entry_header(f, e, b))
+        return false;
     if (b->flags & ETL_BUF_FLAG_COMPRESSED) {
-        /* SavedOffset is the decompressed size, header included (spec 10). */
+        /* SavedOffset is the decompressed size, header included (§10). */
         size_t out = b->saved_offset;
         if (out < ETL_BUF_HEADER_SIZE || out > f->max_buf) {
             etl_report(f, b->offset + BH_SAVED_OFFSET,
@@ -268,10 +507,10 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_buffer *b,
         }
         f->inflated += out;
         if (!reserve(&l->zin, &l->zcap, b->size) || !reserve(&l->mem, &l->cap, out)) {
-            etl_report(f, b->offset, "out of memory loading buffer");
+            f->nomem = true;
             return false;
         }
-        if (!read_at(f->fd, l->zin, b->size, b->offset)) {
+        if (!read_at(f, l->zin, b->size, b->offset)) {
             etl_report(f, b->offset, "cannot read buffer: %s", strerror(errno));
             return false;
         }
@@ -292,15 +531,15 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_buffer *b,
         return true;
     }
     if (!reserve(&l->mem, &l->cap, b->size)) {
-        etl_report(f, b->offset, "out of memory loading buffer");
+        f->nomem = true;
         return false;
     }
-    if (!read_at(f->fd, l->mem, b->size, b->offset)) {
+    if (!read_at(f, l->mem, b->size, b->offset)) {
         etl_report(f, b->offset, "cannot read buffer: %s", strerror(errno));
         return false;
     }
     /* Events end at the larger of SavedOffset and Offset, bounded by the
-     * buffer (spec 2.1); the walk also stops at the 0xFF filler. */
+     * buffer (§2.1); the walk also stops at the 0xFF filler. */
     size_t end = b->saved_offset > b->offset_field ? b->saved_offset : b->offset_field;
     if (end > b->size) {
         if (!b->truncated)
@@ -342,11 +581,15 @@ void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
         etl_report(f, b->offset + off, "%s: rest of buffer skipped", why);
 }
 
-bool etl_walk_buffer(struct etl_file *f, const struct etl_buffer *b,
-                     struct etl_loaded *l, etl_event_fn fn, void *ctx)
+/* ---- walks in file order ------------------------------------------------------ */
+
+/* Calls fn for every event of the buffer of entry e; false when fn asked
+ * to stop. */
+static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
+                        struct etl_loaded *l, etl_event_fn fn, void *ctx)
 {
-    if (!etl_load_buffer(f, b, l))
-        return false;
+    if (!etl_load_buffer(f, e, l))
+        return !f->nomem;
     size_t off = ETL_BUF_HEADER_SIZE;
     struct etl_event ev;
     for (;;) {
@@ -356,15 +599,72 @@ bool etl_walk_buffer(struct etl_file *f, const struct etl_buffer *b,
         if (st == ETL_PARSE_END)
             break;
         if (st == ETL_PARSE_BAD) {
-            etl_report_bad_record(f, b, off, why);
+            etl_report_bad_record(f, &l->b, off, why);
             break;
         }
-        ev.cpu = b->cpu;
-        ev.buffer_offset = b->offset;
-        ev.compressed = (b->flags & ETL_BUF_FLAG_COMPRESSED) != 0;
+        etl_event_in_buffer(&ev, &l->b);
         if (!fn(ctx, &ev))
-            break;
+            return false;
         off = next;
     }
     return true;
+}
+
+void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
+{
+    struct etl_loaded l;
+    memset(&l, 0, sizeof l);
+    for (size_t i = 0; i < f->nents; i++)
+        if (!walk_buffer(f, &f->ents[i], &l, fn, ctx))
+            break;
+    etl_loaded_free(&l);
+}
+
+void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
+{
+    size_t *first = calloc(ETL_MAX_CPUS, sizeof *first); /* index + 1 */
+    if (!first) {
+        f->nomem = true;
+        return;
+    }
+    struct etl_loaded l;
+    memset(&l, 0, sizeof l);
+    bool go = true;
+    for (size_t i = 0; i < f->nents && go; i++) {
+        const struct etl_bufent *e = &f->ents[i];
+        if (ETL_ENT_HEADER(e)) {
+            go = walk_buffer(f, e, &l, fn, ctx);
+            continue;
+        }
+        size_t k = first[ETL_ENT_CPU(e)];
+        if (k == 0 || e->seq < f->ents[k - 1].seq)
+            first[ETL_ENT_CPU(e)] = i + 1;
+    }
+    for (size_t c = 0; c < ETL_MAX_CPUS && go; c++)
+        if (first[c])
+            go = walk_buffer(f, &f->ents[first[c] - 1], &l, fn, ctx);
+    etl_loaded_free(&l);
+    free(first);
+}
+
+/* ---- the clock --------------------------------------------------------------- */
+
+void etl_clock_from_header(struct etl_clock *c, const struct etl_logfile *h)
+{
+    /* Clock types (ReservedFlags, §5): 1 QPC at PerfFreq; 2 system time and
+     * 0 raw (system time before Vista): 100 ns; 3 CPU cycles at
+     * CpuSpeedInMHz. */
+    int64_t freq;
+    switch (h->clock_type) {
+    case 1:
+        freq = h->perf_freq;
+        break;
+    case 3:
+        freq = (int64_t)h->cpu_mhz * 1000000;
+        break;
+    default:
+        freq = 10000000;
+        break;
+    }
+    etl_clock_init(c, h->t0, freq, h->start_time);
 }

@@ -1,78 +1,115 @@
 /*
  * stream.c - per-CPU event streams and their merge into one time order.
  * Each CPU's buffers are read in SequenceNumber order, which also undoes the
- * wrap-around of circular files; the header buffers come first (spec 11, 12).
+ * wrap-around of circular files; the header buffers come first (§11, §12).
  */
-#include "etl/etl.h"
+#include "etl/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "etl/heap.h"
 
-/* A buffer's sort key: CPU, then SequenceNumber, then file position. */
-struct sort_key {
-    uint64_t seq;
-    uint32_t index;
-    uint16_t cpu;
+struct etl_stream {
+    struct etl_file *f;
+    const uint32_t *order;     /* indexes into the file's buffer index */
+    size_t norder;
+    size_t next_buf;           /* next index into order */
+    bool loaded;               /* mem holds the current buffer */
+    struct etl_loaded mem;
+    size_t pos;                /* next record in mem */
+    bool gap;                  /* a lost or unreadable buffer precedes the last event */
+    int64_t last_ts;
 };
 
-/* Orders sort keys by CPU, SequenceNumber and file position. */
-static int cmp_key(const void *a, const void *b)
+struct etl_streams {
+    struct etl_file *f;
+    uint32_t *order;           /* header buffers, then each CPU's in order */
+    struct etl_stream header;  /* header buffers */
+    struct etl_stream *cpu;    /* one per CPU that has buffers, ascending CPU */
+    size_t ncpu;
+};
+
+/* Returns true if buffer i comes before buffer j in a CPU's order: by CPU,
+ * SequenceNumber and file position. */
+static bool ent_before(const struct etl_bufent *ents, uint32_t i, uint32_t j)
 {
-    const struct sort_key *x = a, *y = b;
-    if (x->cpu != y->cpu)
-        return x->cpu < y->cpu ? -1 : 1;
+    const struct etl_bufent *x = &ents[i], *y = &ents[j];
+    uint16_t cx = ETL_ENT_CPU(x), cy = ETL_ENT_CPU(y);
+    if (cx != cy)
+        return cx < cy;
     if (x->seq != y->seq)
-        return x->seq < y->seq ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+        return x->seq < y->seq;
+    return i < j;
 }
 
-/* Returns true for buffers read before all others (the header buffers). */
-static bool is_header_buffer(const struct etl_buffer *b, size_t index)
+/* Moves a[k] down the max-heap a[0..n). */
+static void sift_down(const struct etl_bufent *ents, uint32_t *a, size_t k, size_t n)
 {
-    return b->type == ETL_BUF_TYPE_HEADER || index == 0;
+    uint32_t x = a[k];
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && ent_before(ents, a[c], a[c + 1]))
+            c++;
+        if (!ent_before(ents, x, a[c]))
+            break;
+        a[k] = a[c];
+        k = c;
+    }
+    a[k] = x;
 }
 
-bool etl_streams_init(struct etl_streams *s, struct etl_file *f)
+/* Sorts buffer indexes into CPU order in place (heapsort: no recursion, no
+ * extra memory; the order is total, so stability does not matter). */
+static void sort_order(const struct etl_bufent *ents, uint32_t *a, size_t n)
 {
-    memset(s, 0, sizeof *s);
-    size_t n = f->nbufs;
+    for (size_t k = n / 2; k-- > 0;)
+        sift_down(ents, a, k, n);
+    for (size_t m = n; m > 1; m--) {
+        uint32_t t = a[0];
+        a[0] = a[m - 1];
+        a[m - 1] = t;
+        sift_down(ents, a, 0, m - 1);
+    }
+}
+
+struct etl_streams *etl_streams_new(struct etl_file *f)
+{
+    struct etl_streams *s = calloc(1, sizeof *s);
+    size_t n = f->nents;
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order)
-        return false;
+    if (!s || !order) {
+        free(s);
+        free(order);
+        f->nomem = true;
+        return NULL;
+    }
     /* Header buffers first (file order), then the rest sorted by CPU, seq. */
     size_t nh = 0;
     for (size_t i = 0; i < n; i++)
-        if (is_header_buffer(&f->bufs[i], i))
+        if (ETL_ENT_HEADER(&f->ents[i]))
             order[nh++] = (uint32_t)i;
-    struct sort_key *keys = malloc((n - nh ? n - nh : 1) * sizeof *keys);
-    if (!keys) {
-        free(order);
-        return false;
-    }
-    size_t k = 0;
+    size_t k = nh;
     for (size_t i = 0; i < n; i++)
-        if (!is_header_buffer(&f->bufs[i], i)) {
-            keys[k].seq = f->bufs[i].seq;
-            keys[k].cpu = f->bufs[i].cpu;
-            keys[k].index = (uint32_t)i;
-            k++;
-        }
-    qsort(keys, k, sizeof *keys, cmp_key);
-    for (size_t i = 0; i < k; i++)
-        order[nh + i] = keys[i].index;
-    free(keys);
+        if (!ETL_ENT_HEADER(&f->ents[i]))
+            order[k++] = (uint32_t)i;
+    sort_order(f->ents, order + nh, n - nh);
 
     size_t ncpu = 0;
     for (size_t i = nh; i < n; i++)
-        if (i == nh || f->bufs[order[i]].cpu != f->bufs[order[i - 1]].cpu)
+        if (i == nh || ETL_ENT_CPU(&f->ents[order[i]]) != ETL_ENT_CPU(&f->ents[order[i - 1]]))
             ncpu++;
     s->cpu = calloc(ncpu ? ncpu : 1, sizeof *s->cpu);
     if (!s->cpu) {
         free(order);
-        return false;
+        free(s);
+        f->nomem = true;
+        return NULL;
     }
+    s->f = f;
+    s->order = order;
     s->header.f = f;
     s->header.order = order;
     s->header.norder = nh;
@@ -80,41 +117,57 @@ bool etl_streams_init(struct etl_streams *s, struct etl_file *f)
     size_t c = 0;
     for (size_t i = nh; i < n;) {
         size_t j = i;
-        while (j < n && f->bufs[order[j]].cpu == f->bufs[order[i]].cpu)
+        uint16_t cpu = ETL_ENT_CPU(&f->ents[order[i]]);
+        while (j < n && ETL_ENT_CPU(&f->ents[order[j]]) == cpu)
             j++;
         struct etl_stream *st = &s->cpu[c++];
         st->f = f;
         st->order = order + i;
         st->norder = j - i;
-        st->cpu = f->bufs[order[i]].cpu;
         i = j;
     }
-    return true;
+    return s;
 }
 
 void etl_streams_free(struct etl_streams *s)
 {
-    free(s->header.order); /* the CPU streams point into the same array */
+    if (!s)
+        return;
+    free(s->order);
     etl_loaded_free(&s->header.mem);
     for (size_t i = 0; i < s->ncpu; i++)
         etl_loaded_free(&s->cpu[i].mem);
     free(s->cpu);
-    memset(s, 0, sizeof *s);
+    free(s);
+}
+
+size_t etl_streams_count(const struct etl_streams *s)
+{
+    return s->ncpu;
+}
+
+struct etl_stream *etl_streams_cpu(struct etl_streams *s, size_t i)
+{
+    return &s->cpu[i];
+}
+
+bool etl_stream_gap(const struct etl_stream *s)
+{
+    return s->gap;
 }
 
 bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
 {
     bool gap = false;
+    struct etl_file *f = s->f;
     for (;;) {
-        if (s->cur) {
+        if (s->loaded) {
             size_t next;
             const char *why = NULL;
             enum etl_parse_status st =
                 etl_parse_event(s->mem.mem, s->mem.end, s->pos, ev, &next, &why);
             if (st == ETL_PARSE_OK) {
-                ev->cpu = s->cur->cpu;
-                ev->buffer_offset = s->cur->offset;
-                ev->compressed = (s->cur->flags & ETL_BUF_FLAG_COMPRESSED) != 0;
+                etl_event_in_buffer(ev, &s->mem.b);
                 s->pos = next;
                 if (!(ev->flags & ETL_EV_TS))
                     ev->ts = s->last_ts; /* ordered with its predecessor */
@@ -123,23 +176,23 @@ bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
                 return true;
             }
             if (st == ETL_PARSE_BAD) {
-                etl_report_bad_record(s->f, s->cur, s->pos, why);
+                etl_report_bad_record(f, &s->mem.b, s->pos, why);
                 gap = true;
             }
-            s->cur = NULL;
+            s->loaded = false;
         }
-        if (s->next_buf >= s->norder)
+        if (s->next_buf >= s->norder || f->nomem)
             return false;
-        const struct etl_buffer *b = &s->f->bufs[s->order[s->next_buf++]];
-        if (b->flags & (ETL_BUF_FLAG_EVENTS_LOST | ETL_BUF_FLAG_BUFFER_LOST))
-            gap = true;
-        if (!etl_load_buffer(s->f, b, &s->mem)) {
+        const struct etl_bufent *e = &f->ents[s->order[s->next_buf++]];
+        if (!etl_load_buffer(f, e, &s->mem)) {
             gap = true;
             continue;
         }
-        if (b->truncated)
+        if (s->mem.b.flags & (ETL_BUF_FLAG_EVENTS_LOST | ETL_BUF_FLAG_BUFFER_LOST))
             gap = true;
-        s->cur = b;
+        if (s->mem.b.truncated)
+            gap = true;
+        s->loaded = true;
         s->pos = ETL_BUF_HEADER_SIZE;
     }
 }
@@ -156,7 +209,7 @@ void etl_merge_events(struct etl_streams *s, etl_event_fn fn, void *ctx)
     struct etl_heap h;
     if (!cur || !etl_heap_init(&h, s->ncpu)) {
         free(cur);
-        etl_report(s->header.f, 0, "out of memory merging CPU streams");
+        etl_file_nomem(s->f);
         return;
     }
     for (size_t i = 0; i < s->ncpu; i++)

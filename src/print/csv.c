@@ -4,6 +4,8 @@
  */
 #include "print/printer.h"
 
+#include "fmt.h"
+
 /* Writes one field, quoted when it holds a comma, quote, CR or LF, or starts
  * or ends with a space; quotes are doubled and bytes that are not valid UTF-8
  * become U+FFFD. */
@@ -39,25 +41,11 @@ static void csv_field(struct etl_out *o, const char *str, size_t n)
         etl_out_putc(o, '"');
 }
 
-/* Returns 0 or -1 after a write error. */
-static int csv_status(struct etl_printer *p)
-{
-    return p->out->err ? -1 : 0;
-}
-
-static int csv_begin_file(struct etl_printer *p, const char *path,
-                          const struct etl_file *f)
-{
-    (void)path;
-    (void)f;
-    return csv_status(p);
-}
-
 static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
 {
     /* One header row per output: later files continue the same table. */
     if (p->header_done && p->table == t)
-        return csv_status(p);
+        return etl_print_status(p);
     p->table = t;
     p->header_done = true;
     for (size_t i = 0; i < t->ncols; i++) {
@@ -66,7 +54,7 @@ static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
         csv_field(p->out, t->cols[i].name, strlen(t->cols[i].name));
     }
     etl_out_write(p->out, "\r\n", 2);
-    return csv_status(p);
+    return etl_print_status(p);
 }
 
 static int csv_row(struct etl_printer *p, const struct etl_value *vals)
@@ -100,40 +88,12 @@ static int csv_row(struct etl_printer *p, const struct etl_value *vals)
         etl_out_advance(o, n);
     }
     etl_out_write(o, "\r\n", 2);
-    return csv_status(p);
-}
-
-static int csv_end_table(struct etl_printer *p)
-{
-    return csv_status(p);
-}
-
-static int csv_problem(struct etl_printer *p, uint64_t offset, const char *msg)
-{
-    /* Problems go to stderr only: a CSV table has no place for them. */
-    (void)offset;
-    (void)msg;
-    return csv_status(p);
-}
-
-static int csv_end_file(struct etl_printer *p)
-{
-    return csv_status(p);
-}
-
-static int csv_finish(struct etl_printer *p)
-{
-    return etl_out_flush(p->out);
+    return etl_print_status(p);
 }
 
 const struct etl_printer_ops etl_print_csv = {
     .name = "csv",
     .one_table = true,
-    .begin_file = csv_begin_file,
     .begin_table = csv_begin_table,
     .row = csv_row,
-    .end_table = csv_end_table,
-    .problem = csv_problem,
-    .end_file = csv_end_file,
-    .finish = csv_finish,
 };

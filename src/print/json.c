@@ -7,6 +7,8 @@
 
 #include <stdio.h>
 
+#include "fmt.h"
+
 /* Writes s as a JSON string: quotes, backslashes and control characters
  * escaped; invalid UTF-8 bytes replaced by U+FFFD. */
 static void json_string(struct etl_out *o, const char *str)
@@ -56,25 +58,6 @@ static void json_string(struct etl_out *o, const char *str)
     etl_out_putc(o, '"');
 }
 
-static int json_status(struct etl_printer *p)
-{
-    return p->out->err ? -1 : 0;
-}
-
-static int json_begin_file(struct etl_printer *p, const char *path,
-                           const struct etl_file *f)
-{
-    (void)path;
-    (void)f;
-    return json_status(p);
-}
-
-static int json_begin_table(struct etl_printer *p, const struct etl_table *t)
-{
-    p->table = t;
-    return json_status(p);
-}
-
 static int json_row(struct etl_printer *p, const struct etl_value *vals)
 {
     const struct etl_table *t = p->table;
@@ -104,38 +87,10 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
         }
     }
     etl_out_write(p->out, "}\n", 2);
-    return json_status(p);
-}
-
-static int json_end_table(struct etl_printer *p)
-{
-    return json_status(p);
-}
-
-static int json_problem(struct etl_printer *p, uint64_t offset, const char *msg)
-{
-    (void)offset;
-    (void)msg;
-    return json_status(p);
-}
-
-static int json_end_file(struct etl_printer *p)
-{
-    return json_status(p);
-}
-
-static int json_finish(struct etl_printer *p)
-{
-    return etl_out_flush(p->out);
+    return etl_print_status(p);
 }
 
 const struct etl_printer_ops etl_print_json = {
     .name = "json",
-    .begin_file = json_begin_file,
-    .begin_table = json_begin_table,
     .row = json_row,
-    .end_table = json_end_table,
-    .problem = json_problem,
-    .end_file = json_end_file,
-    .finish = json_finish,
 };

@@ -54,9 +54,32 @@ int etl_out_write_slow(struct etl_out *o, const void *p, size_t n)
     return 0;
 }
 
-void etl_out_free(struct etl_out *o)
+void etl_out_fini(struct etl_out *o)
 {
     free(o->buf);
     o->buf = NULL;
     o->len = o->cap = 0;
+}
+
+struct etl_out *etl_out_new(int fd)
+{
+    struct etl_out *o = malloc(sizeof *o);
+    if (o && !etl_out_init(o, fd, ETL_OUT_BUFFER)) {
+        free(o);
+        o = NULL;
+    }
+    return o;
+}
+
+int etl_out_error(const struct etl_out *o)
+{
+    return o->err;
+}
+
+void etl_out_free(struct etl_out *o)
+{
+    if (!o)
+        return;
+    etl_out_fini(o);
+    free(o);
 }

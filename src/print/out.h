@@ -9,6 +9,11 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "etldump.h"
+
+/* The buffer etl_out_new gives an output. */
+#define ETL_OUT_BUFFER (1u << 16)
+
 struct etl_out {
     int fd;
     char *buf;
@@ -23,7 +28,7 @@ bool etl_out_init(struct etl_out *o, int fd, size_t cap);
 int etl_out_flush(struct etl_out *o);
 
 /* Frees the buffer (does not flush, does not close the descriptor). */
-void etl_out_free(struct etl_out *o);
+void etl_out_fini(struct etl_out *o);
 
 /* Slow path of etl_out_write: flushes and writes large blocks directly. */
 int etl_out_write_slow(struct etl_out *o, const void *p, size_t n);

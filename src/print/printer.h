@@ -1,7 +1,13 @@
 /*
- * printer.h - pluggable printers. Views hand typed rows to a printer; the
- * printer owns all formatting, quoting and escaping. Every call returns 0 on
- * success or -1 after a write error (the output's errno is kept).
+ * printer.h - pluggable table printers. Views hand typed rows to a printer;
+ * the printer owns all formatting, quoting and escaping. Printers know
+ * nothing of ETL: a table, its columns, typed cells, a clock to show times
+ * by. Every call returns 0 on success or -1 after a write error (the
+ * output's errno is kept).
+ *
+ * A new table format is one file defining a `struct etl_printer_ops` (only
+ * `name` and `row` are required: every other operation has a default) and
+ * one line in the registry in printer.c.
  */
 #ifndef ETLDUMP_PRINTER_H
 #define ETLDUMP_PRINTER_H
@@ -10,7 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "etl/etl.h"
+#include "clock.h"
+#include "etldump.h"
 #include "print/out.h"
 
 /* How a column's value is typed and shown. */
@@ -54,38 +61,16 @@ struct etl_value {
     bool set;
 };
 
-/* How --time shows ETL_COL_TIME values. */
-enum etl_time_mode { ETL_TIME_REL, ETL_TIME_RAW, ETL_TIME_ABS };
-
-/* What converting clock values needs (spec section 5). */
-struct etl_clock {
-    int64_t t0;            /* clock value at the start of the trace */
-    int64_t freq;          /* clock ticks per second */
-    int64_t start_filetime;/* FILETIME at t0 */
-    int64_t ns_per_tick;   /* when a tick is a whole number of ns, else 0 */
-    bool valid;
-};
-
-/* Derives the clock conversion from a logfile header. */
-void etl_clock_from_header(struct etl_clock *c, const struct etl_logfile *h);
-
-/* Converts a clock value to nanoseconds since t0. */
-int64_t etl_clock_ns(const struct etl_clock *c, int64_t ts);
-
-/* Writes a FILETIME as ISO 8601 UTC with 7 fractional digits into out
- * (at least 32 bytes); returns its length. */
-size_t etl_filetime_iso(int64_t ft, char *out);
-
 struct etl_printer;
 
 struct etl_printer_ops {
     const char *name;
     bool wants_info;       /* show the trace-info table before every view */
     bool one_table;        /* one table per output (CSV): secondary tables are left out */
-    /* A file starts, before it is opened (f is NULL then; problems found
-     * while opening it follow). */
-    int (*begin_file)(struct etl_printer *p, const char *path,
-                      const struct etl_file *f);
+    int time_decimals;     /* digits of relative times and durations (0: 9) */
+    /* A file starts, before it is opened (problems found while opening it
+     * follow). */
+    int (*begin_file)(struct etl_printer *p, const char *path);
     int (*begin_table)(struct etl_printer *p, const struct etl_table *t);
     int (*row)(struct etl_printer *p, const struct etl_value *vals);
     int (*end_table)(struct etl_printer *p);
@@ -107,14 +92,6 @@ struct etl_printer {
     void *priv;
 };
 
-/* Creates the printer called name ("text", "csv", "xml", "json"); NULL if the
- * name is unknown or memory ran out. */
-struct etl_printer *etl_printer_new(const char *name, struct etl_out *out,
-                                    enum etl_time_mode time_mode);
-
-/* Frees a printer. */
-void etl_printer_free(struct etl_printer *p);
-
 /* Formats a time cell per the printer's time mode into buf (at least 40
  * bytes); returns its length. Sets *is_number to false for ISO strings. */
 size_t etl_format_time(const struct etl_printer *p, int64_t ts, char *buf,
@@ -125,10 +102,25 @@ size_t etl_format_time(const struct etl_printer *p, int64_t ts, char *buf,
 size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c,
                          const struct etl_value *v, char *buf, bool *is_number);
 
-/* Returns the length of the valid UTF-8 sequence at s (NUL-terminated) and
- * its code point in *cp, or 0 if s does not start one (overlong forms,
- * surrogates and values past U+10FFFF are not valid). */
-size_t etl_utf8_decode(const unsigned char *s, unsigned *cp);
+/* The operations every view calls; each uses the printer's own operation,
+ * or the default when it has none. */
+int etl_print_begin_file(struct etl_printer *p, const char *path);
+int etl_print_begin_table(struct etl_printer *p, const struct etl_table *t);
+int etl_print_end_table(struct etl_printer *p);
+int etl_print_problem(struct etl_printer *p, uint64_t offset, const char *msg);
+int etl_print_end_file(struct etl_printer *p);
+
+/* Prints one row of the current table. */
+static inline int etl_print_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    return p->ops->row(p, vals);
+}
+
+/* Returns 0, or -1 once the output has failed. */
+static inline int etl_print_status(const struct etl_printer *p)
+{
+    return p->out->err ? -1 : 0;
+}
 
 extern const struct etl_printer_ops etl_print_text, etl_print_csv,
     etl_print_xml, etl_print_json;

@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include "fmt.h"
+
 /* Returns the length of the printable UTF-8 character at s, or 0 for
  * control characters (C0, DEL, C1) and bytes that are not valid UTF-8. */
 static size_t printable(const unsigned char *s)
@@ -53,20 +55,13 @@ static void pad(struct etl_out *o, size_t n)
     }
 }
 
-static int text_status(struct etl_printer *p)
-{
-    return p->out->err ? -1 : 0;
-}
-
-static int text_begin_file(struct etl_printer *p, const char *path,
-                           const struct etl_file *f)
+static int text_begin_file(struct etl_printer *p, const char *path)
 {
     (void)path;
-    (void)f;
     if (p->header_done)
         etl_out_putc(p->out, '\n'); /* a blank line between files */
     p->header_done = true;
-    return text_status(p);
+    return etl_print_status(p);
 }
 
 /* Writes a cell of width w (negative: left-aligned); the first cell of a row
@@ -98,7 +93,7 @@ static int text_begin_table(struct etl_printer *p, const struct etl_table *t)
 {
     p->table = t;
     if (t->vertical)
-        return text_status(p);
+        return etl_print_status(p);
     bool first = true;
     size_t last = last_shown(t);
     for (size_t i = 0; i < t->ncols; i++) {
@@ -109,7 +104,7 @@ static int text_begin_table(struct etl_printer *p, const struct etl_table *t)
         first = false;
     }
     etl_out_putc(p->out, '\n');
-    return text_status(p);
+    return etl_print_status(p);
 }
 
 static int text_row(struct etl_printer *p, const struct etl_value *vals)
@@ -153,41 +148,22 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
     }
     if (!t->vertical)
         etl_out_putc(p->out, '\n');
-    return text_status(p);
+    return etl_print_status(p);
 }
 
 static int text_end_table(struct etl_printer *p)
 {
     if (p->table && p->table->vertical)
         etl_out_putc(p->out, '\n');
-    return text_status(p);
-}
-
-static int text_problem(struct etl_printer *p, uint64_t offset, const char *msg)
-{
-    (void)offset;
-    (void)msg;
-    return text_status(p);
-}
-
-static int text_end_file(struct etl_printer *p)
-{
-    return text_status(p);
-}
-
-static int text_finish(struct etl_printer *p)
-{
-    return etl_out_flush(p->out);
+    return etl_print_status(p);
 }
 
 const struct etl_printer_ops etl_print_text = {
     .name = "text",
     .wants_info = true,
+    .time_decimals = 6, /* read by people: microseconds */
     .begin_file = text_begin_file,
     .begin_table = text_begin_table,
     .row = text_row,
     .end_table = text_end_table,
-    .problem = text_problem,
-    .end_file = text_end_file,
-    .finish = text_finish,
 };

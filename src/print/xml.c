@@ -34,6 +34,8 @@
 #include <libxml/xmlIO.h>
 #include <libxml/xmlwriter.h>
 
+#include "fmt.h"
+
 /* The version attribute of the root element (bump on incompatible changes). */
 #define XML_FORMAT_VERSION "1"
 
@@ -177,12 +179,6 @@ static int xml_close_cb(void *ctx)
 {
     (void)ctx;
     return 0;
-}
-
-/* Returns 0 or -1 after a write error. */
-static int xml_status(const struct etl_printer *p)
-{
-    return p->out->err ? -1 : 0;
 }
 
 /* Returns -1 after running out of memory (out->err set to ENOMEM). */
@@ -344,10 +340,8 @@ static int xml_close_file(struct xml_state *x)
     return xmlTextWriterEndElement(x->w) < 0 ? -1 : 0;
 }
 
-static int xml_begin_file(struct etl_printer *p, const char *path,
-                          const struct etl_file *f)
+static int xml_begin_file(struct etl_printer *p, const char *path)
 {
-    (void)f;
     struct xml_state *x = xml_get(p);
     if (!x || x->finished)
         return -1;
@@ -360,13 +354,7 @@ static int xml_begin_file(struct etl_printer *p, const char *path,
     x->in_file = x->tag_open = true;
     if (xml_attr_str(p, x->w, "path", path) < 0)
         return -1;
-    return xml_status(p);
-}
-
-static int xml_begin_table(struct etl_printer *p, const struct etl_table *t)
-{
-    p->table = t;
-    return xml_status(p);
+    return etl_print_status(p);
 }
 
 static int xml_row(struct etl_printer *p, const struct etl_value *vals)
@@ -420,12 +408,7 @@ static int xml_row(struct etl_printer *p, const struct etl_value *vals)
         return -1;
     x->tag_open = false;
     x->raw_last = true;
-    return xml_status(p);
-}
-
-static int xml_end_table(struct etl_printer *p)
-{
-    return xml_status(p);
+    return etl_print_status(p);
 }
 
 static int xml_problem(struct etl_printer *p, uint64_t offset, const char *msg)
@@ -448,7 +431,7 @@ static int xml_problem(struct etl_printer *p, uint64_t offset, const char *msg)
         xmlTextWriterEndElement(x->w) < 0)
         return -1;
     x->tag_open = x->raw_last = false;
-    return xml_status(p);
+    return etl_print_status(p);
 }
 
 static int xml_end_file(struct etl_printer *p)
@@ -458,7 +441,7 @@ static int xml_end_file(struct etl_printer *p)
         return -1;
     if (xml_close_file(x) < 0)
         return -1;
-    return xml_status(p);
+    return etl_print_status(p);
 }
 
 static int xml_finish(struct etl_printer *p)
@@ -493,9 +476,7 @@ const struct etl_printer_ops etl_print_xml = {
     .name = "xml",
     .wants_info = true,
     .begin_file = xml_begin_file,
-    .begin_table = xml_begin_table,
     .row = xml_row,
-    .end_table = xml_end_table,
     .problem = xml_problem,
     .end_file = xml_end_file,
     .finish = xml_finish,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/dispatch.h"
 #include "decode/process.h"
 #include "view/view.h"
 
@@ -48,7 +49,7 @@ struct events_ctx {
     const struct etl_view_opts *o;
     const struct etl_filter *flt;  /* NULL: every event */
     struct etl_procmap *map;       /* for --process only */
-    struct etl_clock clk;
+    const struct etl_clock *clk;
     char *text;                    /* the strings of one Process/Thread event */
     size_t text_cap;
     int rc;
@@ -67,74 +68,63 @@ static bool text_room(struct events_ctx *x, size_t n)
     return true;
 }
 
-/* Fills the Process/Thread columns of v from the event's payload;
- * problems are reported. */
+/* Fills the Process/Thread columns of v from the event's decoded record. */
 static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
-                     struct etl_value *v)
+                     const struct etl_record *rec, struct etl_value *v)
 {
-    enum etl_pt_op op;
-    enum etl_pt_family fam = etl_pt_classify(ev->hook_id, &op);
-    if (fam == ETL_PT_NONE)
+    unsigned kind = rec->dec->kind;
+    if (!rec->valid)
         return;
     /* The strings, converted, fit in twice the payload plus terminators
      * (UTF-16 to UTF-8 grows by at most 3/2; the SID needs 200). */
     if (!text_room(x, 2 * (size_t)ev->data_len + 256)) {
-        etl_report_event(x->f, ev, 0, "out of memory decoding a Process/Thread event");
+        etl_file_nomem(x->f);
         return;
     }
     char *t = x->text;
-    size_t left = x->text_cap, at;
-    enum etl_pt_status st;
-    if (fam == ETL_PT_PROCESS) {
-        struct etl_process_rec r;
-        st = etl_decode_process(ev, &r, &at);
-        if (st != ETL_PT_SHORT) {
-            v[E_PROCESS_ID].v.u = r.pid;
-            v[E_PROCESS_ID].set = true;
-            v[E_PARENT_ID].v.u = r.parent_id;
-            v[E_PARENT_ID].set = (r.has & PR_PARENT) != 0;
-            v[E_EXIT_STATUS].v.u = r.exit_status;
-            v[E_EXIT_STATUS].set = (r.has & PR_EXIT_STATUS) != 0;
-        }
-        if (r.has & PR_IMAGE) {
-            memcpy(t, r.image, r.image_len);
-            t[r.image_len] = '\0';
+    size_t left = x->text_cap;
+    if (kind == ETL_REC_PROCESS) {
+        const struct etl_process_rec *r = &rec->u.proc;
+        v[E_PROCESS_ID].v.u = r->pid;
+        v[E_PROCESS_ID].set = true;
+        v[E_PARENT_ID].v.u = r->parent_id;
+        v[E_PARENT_ID].set = (r->has & PR_PARENT) != 0;
+        v[E_EXIT_STATUS].v.u = r->exit_status;
+        v[E_EXIT_STATUS].set = (r->has & PR_EXIT_STATUS) != 0;
+        if (r->has & PR_IMAGE) {
+            memcpy(t, r->image, r->image_len);
+            t[r->image_len] = '\0';
             v[E_IMAGE].v.s = t;
             v[E_IMAGE].set = true;
-            t += r.image_len + 1;
-            left -= r.image_len + 1;
+            t += r->image_len + 1;
+            left -= r->image_len + 1;
         }
-        if (r.has & PR_CMDLINE) {
-            size_t n = etl_u16str_utf8(&r.cmdline, t, left);
+        if (r->has & PR_CMDLINE) {
+            size_t n = etl_u16str_utf8(&r->cmdline, t, left);
             v[E_COMMAND_LINE].v.s = t;
             v[E_COMMAND_LINE].set = true;
             t += n + 1;
             left -= n + 1;
         }
-        if (etl_process_sid(&r, t, left)) {
+        if (etl_process_sid(r, t, left)) {
             v[E_USER_SID].v.s = t;
             v[E_USER_SID].set = true;
         }
     } else {
-        struct etl_thread_rec r;
-        st = etl_decode_thread(ev, &r, &at);
-        if (st != ETL_PT_SHORT) {
-            v[E_PROCESS_ID].v.u = r.pid;
-            v[E_PROCESS_ID].set = true;
-            v[E_THREAD_ID].v.u = r.tid;
-            v[E_THREAD_ID].set = true;
-        }
-        if (r.has & TR_NAME) {
-            etl_u16str_utf8(&r.name, t, left);
+        const struct etl_thread_rec *r = &rec->u.thr;
+        v[E_PROCESS_ID].v.u = r->pid;
+        v[E_PROCESS_ID].set = true;
+        v[E_THREAD_ID].v.u = r->tid;
+        v[E_THREAD_ID].set = true;
+        if (r->has & TR_NAME) {
+            etl_u16str_utf8(&r->name, t, left);
             v[E_THREAD_NAME].v.s = t;
             v[E_THREAD_NAME].set = true;
         }
     }
-    if (st != ETL_PT_OK)
-        etl_report_event(x->f, ev, at, etl_pt_status_msg(st, fam == ETL_PT_PROCESS));
 }
 
-/* Prints one event row; false to stop (write error or --strict). */
+/* Prints one event row; false to stop (write error, --strict, no memory). */
 static bool event_row(void *vctx, const struct etl_event *ev)
 {
     struct events_ctx *x = vctx;
@@ -142,10 +132,19 @@ static bool event_row(void *vctx, const struct etl_event *ev)
     for (int i = E_PROCESS_ID; i < E_COUNT; i++)
         v[i].set = false;
     /* Decoded (and any damage reported) whether the row is shown or not. */
-    if (ev->flags & ETL_EV_HOOK)
-        pt_cells(x, ev, v);
-    if (x->flt && !etl_filter_event(x->flt, &x->clk, x->map, ev))
-        return !(x->o->strict && x->f->problems);
+    struct etl_record rec;
+    const struct etl_decoder *d = etl_dispatch(ev);
+    if (d->kind == ETL_REC_PROCESS || d->kind == ETL_REC_THREAD) {
+        etl_decode(ev, d, &rec);
+        pt_cells(x, ev, &rec, v);
+        if (rec.problem)
+            etl_report_event(x->f, ev, rec.at, rec.problem);
+    } else {
+        rec.dec = d;
+        rec.valid = false;
+    }
+    if (x->flt && !etl_filter_event(x->flt, x->clk, x->map, ev, &rec))
+        return !(x->o->strict && etl_file_problems(x->f)) && !etl_file_is_nomem(x->f);
     bool ts = (ev->flags & ETL_EV_TS) != 0;
     bool tid = (ev->flags & ETL_EV_TID) != 0;
     v[E_CPU].v.u = ev->cpu;
@@ -176,35 +175,37 @@ static bool event_row(void *vctx, const struct etl_event *ev)
     v[E_BUFFER_OFFSET].set = true;
     v[E_EVENT_OFFSET].v.u = ev->event_offset;
     v[E_EVENT_OFFSET].set = true;
-    x->rc = x->p->ops->row(x->p, v);
-    return x->rc == 0 && !(x->o->strict && x->f->problems);
+    x->rc = etl_print_row(x->p, v);
+    return x->rc == 0 && !(x->o->strict && etl_file_problems(x->f)) &&
+           !etl_file_is_nomem(x->f);
 }
 
 int etl_view_events(struct etl_printer *p, struct etl_file *f,
                     const struct etl_view_opts *o)
 {
-    struct etl_streams s;
-    if (!etl_streams_init(&s, f)) {
-        etl_report(f, 0, "out of memory ordering buffers");
-        return 0;
-    }
     struct events_ctx x;
     memset(&x, 0, sizeof x);
     x.p = p;
     x.f = f;
     x.o = o;
     x.flt = etl_filter_any(o->filter) ? o->filter : NULL;
-    etl_clock_from_header(&x.clk, &f->hdr);
+    x.clk = etl_file_clock(f);
     /* --process needs the image of an event's process at its time: the
      * thread -> process map (this view reports the records itself). */
-    if (x.flt && x.flt->nprocess)
+    if (x.flt && x.flt->nprocess) {
         x.map = etl_procmap_build(f, false);
-    x.rc = p->ops->begin_table(p, &etl_table_events);
-    if (x.rc == 0)
-        etl_merge_events(&s, event_row, &x);
-    if (x.rc == 0)
-        x.rc = p->ops->end_table(p);
-    etl_streams_free(&s);
+        if (!x.map)
+            return 0;
+    }
+    struct etl_streams *s = etl_streams_new(f);
+    if (s) {
+        x.rc = etl_print_begin_table(p, &etl_table_events);
+        if (x.rc == 0)
+            etl_merge_events(s, event_row, &x);
+        if (x.rc == 0)
+            x.rc = etl_print_end_table(p);
+    }
+    etl_streams_free(s);
     etl_procmap_free(x.map);
     free(x.text);
     return x.rc;

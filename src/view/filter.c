@@ -161,7 +161,25 @@ bool etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char 
     return ok;
 }
 
+struct etl_filter *etl_filter_new(void)
+{
+    return calloc(1, sizeof(struct etl_filter));
+}
+
 void etl_filter_free(struct etl_filter *f)
+{
+    if (!f)
+        return;
+    etl_filter_clear(f);
+    free(f);
+}
+
+bool etl_filter_has_hook(const struct etl_filter *f)
+{
+    return f && f->hook.set;
+}
+
+void etl_filter_clear(struct etl_filter *f)
 {
     free(f->cpu.r);
     free(f->tid.r);
@@ -247,7 +265,8 @@ bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, in
 }
 
 bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
-                      const struct etl_procmap *m, const struct etl_event *ev)
+                      const struct etl_procmap *m, const struct etl_event *ev,
+                      const struct etl_record *rec)
 {
     if (!etl_filter_any(f))
         return true;
@@ -265,27 +284,20 @@ bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
     uint32_t ptid = 0, ppid = 0;
     const char *pimage = NULL;
     char imgbuf[256];
-    enum etl_pt_op op;
-    enum etl_pt_family fam = hook ? etl_pt_classify(ev->hook_id, &op) : ETL_PT_NONE;
-    size_t at;
-    if (fam == ETL_PT_PROCESS) {
-        struct etl_process_rec r;
-        if (etl_decode_process(ev, &r, &at) != ETL_PT_SHORT) {
-            has_ppid = true;
-            ppid = r.pid;
-            if ((r.has & PR_IMAGE) && r.image_len < sizeof imgbuf) {
-                memcpy(imgbuf, r.image, r.image_len);
-                imgbuf[r.image_len] = '\0';
-                pimage = imgbuf;
-            }
+    unsigned kind = rec && rec->valid ? rec->dec->kind : ETL_REC_NONE;
+    if (kind == ETL_REC_PROCESS) {
+        const struct etl_process_rec *r = &rec->u.proc;
+        has_ppid = true;
+        ppid = r->pid;
+        if ((r->has & PR_IMAGE) && r->image_len < sizeof imgbuf) {
+            memcpy(imgbuf, r->image, r->image_len);
+            imgbuf[r->image_len] = '\0';
+            pimage = imgbuf;
         }
-    } else if (fam == ETL_PT_THREAD) {
-        struct etl_thread_rec r;
-        if (etl_decode_thread(ev, &r, &at) != ETL_PT_SHORT) {
-            has_ptid = has_ppid = true;
-            ptid = r.tid;
-            ppid = r.pid;
-        }
+    } else if (kind == ETL_REC_THREAD) {
+        has_ptid = has_ppid = true;
+        ptid = rec->u.thr.tid;
+        ppid = rec->u.thr.pid;
     }
     if (f->tid.set && !((hdr && etl_id_list_has(&f->tid, ev->tid)) ||
                         (has_ptid && etl_id_list_has(&f->tid, ptid))))

@@ -11,19 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
+#include "decode/dispatch.h"
+#include "etldump.h"
 #include "decode/procmap.h"
 #include "etl/etl.h"
-#include "print/printer.h"
-
-/* The options that take a filter. */
-enum etl_filter_opt {
-    ETL_FILTER_CPU,       /* LIST of processors */
-    ETL_FILTER_TID,       /* LIST of thread IDs */
-    ETL_FILTER_PID,       /* LIST of process IDs */
-    ETL_FILTER_PROCESS,   /* image names, comma-separated */
-    ETL_FILTER_RANGE,     /* START:END in seconds since the trace started */
-    ETL_FILTER_HOOK,      /* LIST of HookIds */
-};
 
 /* A closed interval of IDs. */
 struct etl_id_range {
@@ -45,17 +37,8 @@ struct etl_filter {
     int64_t start_ns, end_ns; /* since the trace started */
 };
 
-/* Adds one option's argument to f; false with a message in err (no option
- * name in it) when the argument is malformed or memory ran out. Repeating
- * an option adds to its list. */
-bool etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
-                    char *err, size_t errcap);
-
-/* Frees what f holds and clears it. */
-void etl_filter_free(struct etl_filter *f);
-
-/* Returns true if any filter is set (f may be NULL). */
-bool etl_filter_any(const struct etl_filter *f);
+/* Frees what f holds and clears it (for a filter not made by etl_filter_new). */
+void etl_filter_clear(struct etl_filter *f);
 
 /* Returns true if v is in the list (always, when the list is unset). */
 bool etl_id_list_has(const struct etl_id_list *l, uint32_t v);
@@ -71,9 +54,11 @@ bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, in
 
 /* Returns true if an event of --events=all or --stats passes every filter:
  * its processor, time and HookId; its thread and process from its header
- * and, for Process and Thread events, from their payload; its process's
- * image from a Process event's payload or from the map (m may be NULL). */
+ * and, for Process and Thread events, from their decoded record rec (NULL
+ * when not decoded); its process's image from a Process event's payload or
+ * from the map (m may be NULL). */
 bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
-                      const struct etl_procmap *m, const struct etl_event *ev);
+                      const struct etl_procmap *m, const struct etl_event *ev,
+                      const struct etl_record *rec);
 
 #endif

@@ -7,34 +7,13 @@
 #include "grow.h"
 #include "view/groupmask.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/dispatch.h"
 #include "decode/modes.h"
 #include "decode/names.h"
-
-/* ---- warnings ------------------------------------------------------------ */
-
-static void (*warn_fn)(const char *path, const char *msg);
-
-void etl_view_set_warn(void (*fn)(const char *path, const char *msg))
-{
-    warn_fn = fn;
-}
-
-void etl_view_warn(const struct etl_file *f, const char *fmt, ...)
-{
-    if (!warn_fn)
-        return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    warn_fn(f->path, msg);
-}
 
 /* ---- finding the header-extension events ----------------------------------- */
 
@@ -49,21 +28,18 @@ static bool scan_event(void *vctx, const struct etl_event *ev)
 {
     struct scan_ctx *x = vctx;
     struct etl_ext_scan *s = x->s;
-    if (!(ev->flags & ETL_EV_HOOK) || !(ev->flags & ETL_EV_TS))
+    if (!(ev->flags & ETL_EV_TS))
         return true;
-    if (ev->hook_id != ETL_HOOK_HEADER_EXTENSION && ev->hook_id != ETL_HOOK_GROUP_MASKS_END)
+    const struct etl_decoder *d = etl_dispatch(ev);
+    struct etl_record r;
+    if (d->kind != ETL_REC_HEADER_EXT || !etl_decode(ev, d, &r))
         return true;
-    /* Kernel headers only: the HookId of other kinds means something else. */
-    if (ev->kind > ETL_KIND_PERFINFO64)
-        return true;
-    struct etl_header_ext h;
-    if (!etl_decode_header_ext(ev->data, ev->data_len, &h))
-        return true;
+    const struct etl_header_ext *h = &r.u.ext;
     for (unsigned i = 0; i < ETL_GROUPMASK_MASKS; i++)
-        s->any.masks[i] |= h.gm.masks[i];
-    if (h.has_version && !s->has_version) {
+        s->any.masks[i] |= h->gm.masks[i];
+    if (h->has_version && !s->has_version) {
         s->has_version = true;
-        s->version = h.version;
+        s->version = h->version;
     }
     s->found = true;
     if (s->n >= ETL_EXT_MAX_EVENTS) {
@@ -78,38 +54,14 @@ static bool scan_event(void *vctx, const struct etl_event *ev)
     e->ts = ev->ts;
     e->order = x->order++;
     e->hook_id = ev->hook_id;
-    e->gm = h.gm;
+    e->gm = h->gm;
     return true;
-}
-
-/* At most this many problems of a full scan are held back; the rest are
- * only counted (f->problems), like messages past main's limit. */
-#define MAX_HELD 1000u
-
-/* Holds a problem found during a full scan. */
-static void hold_problem(void *vctx, uint64_t offset, const char *msg)
-{
-    struct etl_ext_scan *s = vctx;
-    if (s->nheld >= MAX_HELD)
-        return;
-    if (!etl_grow(&s->held, &s->held_cap, s->nheld + 1, sizeof *s->held, 8))
-        return;
-    char *m = strdup(msg);
-    if (!m)
-        return;
-    s->held[s->nheld].offset = offset;
-    s->held[s->nheld].msg = m;
-    s->nheld++;
 }
 
 void etl_ext_scan_replay(struct etl_ext_scan *s)
 {
-    for (size_t i = 0; i < s->nheld; i++) {
-        if (s->diag)
-            s->diag(s->diag_ctx, s->held[i].offset, s->held[i].msg);
-        free(s->held[i].msg);
-    }
-    s->nheld = 0;
+    if (s->f)
+        etl_scope_replay(s->f, &s->scope);
 }
 
 /* Orders events by time, then by the order they were read. */
@@ -121,66 +73,25 @@ static int cmp_event(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Returns true for buffers the streams read first (the header buffers). */
-static bool is_header(const struct etl_file *f, size_t i)
-{
-    return f->bufs[i].type == ETL_BUF_TYPE_HEADER || i == 0;
-}
-
 bool etl_ext_scan(struct etl_file *f, bool all, struct etl_ext_scan *out)
 {
     memset(out, 0, sizeof *out);
     struct scan_ctx x = { out, 0, false };
-    struct etl_loaded l;
-    memset(&l, 0, sizeof l);
-    if (all) {
-        /* Problems are held back: the trace row that this scan is for comes
-         * first. */
-        out->diag = f->diag;
-        out->diag_ctx = f->diag_ctx;
-        f->diag = hold_problem;
-        f->diag_ctx = out;
-        for (size_t i = 0; i < f->nbufs && !x.nomem; i++)
-            etl_walk_buffer(f, &f->bufs[i], &l, scan_event, &x);
-        f->diag = out->diag;
-        f->diag_ctx = out->diag_ctx;
-    } else {
-        /* Header buffers, then each processor's first buffer (lowest
-         * SequenceNumber): where sessions write their masks. Quietly: the
-         * view that follows reads these buffers again and reports. */
-        etl_diag_fn diag = f->diag;
-        uint64_t problems = f->problems, inflated = f->inflated;
-        f->diag = NULL;
-        size_t *first = calloc(ETL_MAX_CPUS, sizeof *first); /* index + 1 */
-        if (!first) {
-            x.nomem = true;
-        } else {
-            for (size_t i = 0; i < f->nbufs; i++) {
-                const struct etl_buffer *b = &f->bufs[i];
-                if (is_header(f, i)) {
-                    etl_walk_buffer(f, b, &l, scan_event, &x);
-                    continue;
-                }
-                if (b->cpu >= ETL_MAX_CPUS)
-                    continue;
-                size_t k = first[b->cpu];
-                if (k == 0 || b->seq < f->bufs[k - 1].seq)
-                    first[b->cpu] = i + 1;
-            }
-            for (size_t c = 0; c < ETL_MAX_CPUS && !x.nomem; c++)
-                if (first[c])
-                    etl_walk_buffer(f, &f->bufs[first[c] - 1], &l, scan_event, &x);
-            free(first);
-        }
-        f->diag = diag;
-        f->problems = problems;
-        f->inflated = inflated;
-    }
-    etl_loaded_free(&l);
+    /* A full scan holds its problems: the trace row that it is for comes
+     * first. A quick one (header buffers, then each processor's first
+     * buffer: where sessions write their masks) is quiet: the view that
+     * follows reads these buffers again and reports. */
+    out->f = f;
+    etl_scope_begin(f, &out->scope, all);
+    if (all)
+        etl_walk_file(f, scan_event, &x);
+    else
+        etl_walk_first_buffers(f, scan_event, &x);
+    etl_scope_end(f, &out->scope);
     if (out->n > 1)
         qsort(out->ev, out->n, sizeof *out->ev, cmp_event);
-    if (x.nomem) {
-        /* Keep the held problems: they are still to be reported. */
+    if (x.nomem || etl_file_is_nomem(f)) {
+        etl_file_nomem(f);
         free(out->ev);
         out->ev = NULL;
         out->n = out->cap = 0;
@@ -195,9 +106,8 @@ bool etl_ext_scan(struct etl_file *f, bool all, struct etl_ext_scan *out)
 void etl_ext_scan_free(struct etl_ext_scan *s)
 {
     free(s->ev);
-    for (size_t i = 0; i < s->nheld; i++)
-        free(s->held[i].msg);
-    free(s->held);
+    if (s->f)
+        etl_scope_replay(s->f, &s->scope); /* reports anything not yet reported */
     memset(s, 0, sizeof *s);
 }
 
@@ -247,7 +157,7 @@ int etl_view_groupmask_changes(struct etl_printer *p, struct etl_file *f,
         return 0;
     char names[8192];
     char hex[72];
-    int rc = p->ops->begin_table(p, &etl_table_groupmask_changes);
+    int rc = etl_print_begin_table(p, &etl_table_groupmask_changes);
     const struct etl_ext_event *prev = NULL;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
         const struct etl_ext_event *e = &s->ev[i];
@@ -257,7 +167,7 @@ int etl_view_groupmask_changes(struct etl_printer *p, struct etl_file *f,
         struct etl_value v[G_COUNT];
         etl_groupmask_hex(&e->gm, hex);
         etl_groupmask_names(&e->gm, names, sizeof names);
-        v[G_FILE].v.s = f->path;
+        v[G_FILE].v.s = etl_file_name(f);
         v[G_TIMESTAMP].v.i = e->ts;
         v[G_TIME].v.i = e->ts;
         v[G_HOOK_ID].v.u = e->hook_id;
@@ -265,12 +175,12 @@ int etl_view_groupmask_changes(struct etl_printer *p, struct etl_file *f,
         v[G_GROUP_MASK_NAMES].v.s = names;
         for (size_t k = 0; k < G_COUNT; k++)
             v[k].set = true;
-        rc = p->ops->row(p, v);
+        rc = etl_print_row(p, v);
     }
     if (rc == 0)
-        rc = p->ops->end_table(p);
+        rc = etl_print_end_table(p);
     if (s->dropped)
-        etl_view_warn(f, "%llu more header-extension events not examined for "
+        etl_warn(f, "%llu more header-extension events not examined for "
                       "group-mask changes", (unsigned long long)s->dropped);
     return rc;
 }
@@ -290,7 +200,7 @@ const struct etl_table etl_table_groupmask = { "mask", mask_cols, M_COUNT, false
 int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g)
 {
     char names[4096];
-    int rc = p->ops->begin_table(p, &etl_table_groupmask);
+    int rc = etl_print_begin_table(p, &etl_table_groupmask);
     for (unsigned i = 0; i < ETL_GROUPMASK_MASKS && rc == 0; i++) {
         struct etl_value v[M_COUNT];
         etl_groupmask_mask_names(i, g->masks[i], names, sizeof names);
@@ -298,9 +208,9 @@ int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g)
         v[M_MASK].v.u = g->masks[i];
         v[M_NAMES].v.s = names;
         v[M_INDEX].set = v[M_MASK].set = v[M_NAMES].set = true;
-        rc = p->ops->row(p, v);
+        rc = etl_print_row(p, v);
     }
-    return rc ? rc : p->ops->end_table(p);
+    return rc ? rc : etl_print_end_table(p);
 }
 
 /* ---- switches expected but not found --------------------------------------------- */
@@ -314,7 +224,7 @@ void etl_view_switch_expectation(struct etl_file *f, uint64_t decoded)
         return;
     enum etl_cswitch_expect e = s.found ? etl_groupmask_cswitch(&s.any) : ETL_CS_NONE;
     if (e != ETL_CS_NONE)
-        etl_view_warn(f, "the group masks say context switches were recorded (%s), "
+        etl_warn(f, "the group masks say context switches were recorded (%s), "
                       "but none were found", e == ETL_CS_COMPACT ?
                       "PERF_CONTEXT_SWITCH and PERF_COMPACT_CSWITCH" :
                       "PERF_CONTEXT_SWITCH");

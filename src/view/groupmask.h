@@ -36,30 +36,23 @@ struct etl_ext_scan {
     struct etl_ext_event *ev;   /* every event read (all: in time order) */
     size_t n, cap;
     uint64_t dropped;       /* events past ETL_EXT_MAX_EVENTS */
-    /* Problems met by a full scan, held back so that they follow the rows
-     * printed from it (see etl_ext_scan_replay). */
-    struct etl_held_problem *held;
-    size_t nheld, held_cap;
-    etl_diag_fn diag;       /* where they go */
-    void *diag_ctx;
-};
-
-struct etl_held_problem {
-    uint64_t offset;
-    char *msg;
+    /* A full scan's problems, held so that they follow the rows printed
+     * from it (see etl_ext_scan_replay). */
+    struct etl_file *f;
+    struct etl_scope scope;
 };
 
 /*
  * Reads the header-extension events of f. With all false only the header
  * buffers and the first buffer of each processor are read, quietly (their
  * problems are reported by the view that reads them next); with all true
- * every buffer is read and its problems are counted in f and held for
- * etl_ext_scan_replay. false when out of memory.
+ * every buffer is read and its problems are held for etl_ext_scan_replay.
+ * false when out of memory (f is marked).
  */
 bool etl_ext_scan(struct etl_file *f, bool all, struct etl_ext_scan *out);
 
-/* Reports the problems a full scan held back (through the file's diagnostic
- * callback, as they would have been); call once its rows are printed. */
+/* Reports the problems a full scan held back (as they would have been);
+ * call once its rows are printed. */
 void etl_ext_scan_replay(struct etl_ext_scan *s);
 
 /* Frees what etl_ext_scan allocated. */
@@ -93,17 +86,6 @@ int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g);
  * when none were, and the group masks of the trace say context switches were
  * recorded, a warning says so (it does not count as a problem). */
 void etl_view_switch_expectation(struct etl_file *f, uint64_t decoded);
-
-/* Where warnings go: fn receives the input's path and the message. Without
- * it they are not shown. */
-void etl_view_set_warn(void (*fn)(const char *path, const char *msg));
-
-/* Shows a warning about f (formats like printf). */
-void etl_view_warn(const struct etl_file *f, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 
 extern const struct etl_table etl_table_groupmask_changes, etl_table_groupmask;
 

@@ -61,13 +61,10 @@ int etl_view_info(struct etl_printer *p, struct etl_file *f)
 
 int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
 {
-    const struct etl_logfile *h = &f->hdr;
+    const struct etl_logfile *h = etl_file_header(f);
+    const struct etl_buffer_totals *bt = etl_file_totals(f);
     struct etl_value v[I_COUNT] = { 0 };
     char os[16], layout[16], clock[16];
-    size_t compressed = 0;
-    for (size_t i = 0; i < f->nbufs; i++)
-        if (f->bufs[i].flags & ETL_BUF_FLAG_COMPRESSED)
-            compressed++;
     snprintf(os, sizeof os, "%u.%u", h->version[0], h->version[1]);
     snprintf(layout, sizeof layout, "%u.%u", h->version[2], h->version[3]);
     const char *cn = etl_clock_type_name(h->clock_type);
@@ -76,7 +73,7 @@ int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
         cn = clock;
     }
 #define SET(i, field, val) (v[i].v.field = (val), v[i].set = true)
-    SET(I_FILE, s, f->path);
+    SET(I_FILE, s, etl_file_name(f));
     SET(I_OS_VERSION, s, os);
     SET(I_BUILD, u, h->build);
     SET(I_LAYOUT, s, layout);
@@ -92,8 +89,8 @@ int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
     if (h->boot_time != 0)
         SET(I_BOOT, i, h->boot_time);
     SET(I_BUFFER_SIZE, u, h->buffer_size);
-    SET(I_BUFFERS, u, f->nbufs);
-    SET(I_COMPRESSED, u, compressed);
+    SET(I_BUFFERS, u, bt->buffers);
+    SET(I_COMPRESSED, u, bt->compressed);
     SET(I_BUFFERS_WRITTEN, u, h->buffers_written);
     SET(I_LOG_FILE_MODE, u, h->log_file_mode);
     SET(I_EVENTS_LOST, u, h->events_lost);
@@ -122,14 +119,15 @@ int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
     }
 #undef SET
     int rc = 0;
-    if (p->ops->begin_table(p, &etl_table_info) || p->ops->row(p, v) ||
-        p->ops->end_table(p))
+    if (!scanned)
+        goto out;
+    if (etl_print_begin_table(p, &etl_table_info) || etl_print_row(p, v) ||
+        etl_print_end_table(p))
         rc = -1;
     if (rc == 0 && all)
         rc = etl_view_groupmask_changes(p, f, &scan);
+out:
     etl_ext_scan_replay(&scan);
     etl_ext_scan_free(&scan);
-    if (!scanned)
-        etl_report(f, 0, "out of memory reading the header-extension events");
     return rc;
 }

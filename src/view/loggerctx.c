@@ -298,8 +298,8 @@ int etl_view_logger_context(struct etl_printer *p, const char *path, uint64_t of
     etl_lc_request_flag_str(win, lc.request_flag, request, sizeof request);
     CELL(lt->extra[X_REQUEST_NAMES], s, request);
 #undef CELL
-    if (p->ops->begin_file(p, path, NULL) || p->ops->begin_table(p, t) ||
-        p->ops->row(p, v) || p->ops->end_table(p) || p->ops->end_file(p))
+    if (etl_print_begin_file(p, path) || etl_print_begin_table(p, t) ||
+        etl_print_row(p, v) || etl_print_end_table(p) || etl_print_end_file(p))
         return -1;
     return 0;
 }

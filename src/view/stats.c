@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "view/view.h"
 
 /* At most this many distinct keys are counted one by one. */
@@ -59,7 +60,8 @@ struct census {
     bool stop;
     bool strict;
     const struct etl_filter *flt; /* events to count (NULL: all) */
-    struct etl_clock clk;
+    bool payload;                 /* the filter looks at Process/Thread payloads */
+    const struct etl_clock *clk;
     struct etl_procmap *map;      /* for --process only */
 };
 
@@ -95,8 +97,10 @@ static struct entry *census_find(struct census *c, const struct key *k)
             goto lookup_only;
         size_t ncap = c->cap ? c->cap * 2 : 256;
         struct entry *nt = calloc(ncap, sizeof *nt);
-        if (!nt)
+        if (!nt) {
+            etl_file_nomem(c->f);
             goto lookup_only;
+        }
         for (size_t i = 0; i < c->cap; i++) {
             if (!c->tab[i].used)
                 continue;
@@ -146,8 +150,17 @@ static bool entry_matches(const struct entry *e, const struct etl_event *ev,
 static bool census_event(void *ctx, const struct etl_event *ev)
 {
     struct census *c = ctx;
-    if (c->flt && !etl_filter_event(c->flt, &c->clk, c->map, ev))
-        return !c->stop;
+    if ((c->strict && etl_file_problems(c->f)) || etl_file_is_nomem(c->f)) {
+        c->stop = true;
+        return false;
+    }
+    if (c->flt) {
+        struct etl_record rec;
+        if (c->payload)
+            etl_decode_event(ev, &rec);
+        if (!etl_filter_event(c->flt, c->clk, c->map, ev, c->payload ? &rec : NULL))
+            return !c->stop;
+    }
     bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
                    (ev->flags & ETL_EV_GUID);
     struct entry *e = c->last;
@@ -167,9 +180,7 @@ static bool census_event(void *ctx, const struct etl_event *ev)
     tally_add(e ? &e->t : &c->other, ev->size, ev->ts, timed);
     tally_add(&c->total, ev->size, ev->ts, timed);
     tally_add(&c->cpu[ev->cpu], ev->size, ev->ts, timed);
-    if (c->strict && c->f->problems)
-        c->stop = true;
-    return !c->stop;
+    return true;
 }
 
 /* Orders census entries by kind name, then key. */
@@ -192,7 +203,7 @@ static int emit(struct etl_printer *p, struct etl_file *f, const char *section,
                 const char *name, const struct tally *t)
 {
     struct etl_value v[S_COUNT_COLS] = { 0 };
-    v[S_FILE].v.s = f->path;
+    v[S_FILE].v.s = etl_file_name(f);
     v[S_SECTION].v.s = section;
     v[S_NAME].v.s = name;
     v[S_COUNT].v.u = t->count;
@@ -202,7 +213,7 @@ static int emit(struct etl_printer *p, struct etl_file *f, const char *section,
     for (int i = 0; i <= S_BYTES; i++)
         v[i].set = true;
     v[S_FIRST].set = v[S_LAST].set = t->timed;
-    return p->ops->row(p, v);
+    return etl_print_row(p, v);
 }
 
 /* Writes the census key's name: "KIND 0xHOOK", "KIND guid" or "MESSAGE -". */
@@ -229,37 +240,37 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     c.f = f;
     c.strict = o->strict;
     c.flt = etl_filter_any(o->filter) ? o->filter : NULL;
-    etl_clock_from_header(&c.clk, &f->hdr);
+    c.payload = c.flt && (c.flt->tid.set || c.flt->pid.set || c.flt->nprocess);
+    c.clk = etl_file_clock(f);
     c.cpu = calloc(ETL_MAX_CPUS, sizeof *c.cpu);
     if (!c.cpu) {
-        etl_report(f, 0, "out of memory counting events");
+        etl_file_nomem(f);
         return 0;
     }
     /* --process needs the image of an event's process at its time. */
-    if (c.flt && c.flt->nprocess)
-        c.map = etl_procmap_build(f, false);
-    struct tally bufs = { 0 }, zbufs = { 0 };
-    struct etl_loaded l = { 0 };
-    for (size_t i = 0; i < f->nbufs && !c.stop; i++) {
-        const struct etl_buffer *b = &f->bufs[i];
-        tally_add(&bufs, b->size, 0, false);
-        if (b->flags & ETL_BUF_FLAG_COMPRESSED)
-            tally_add(&zbufs, b->size, 0, false);
-        etl_walk_buffer(f, b, &l, census_event, &c);
-        if (o->strict && f->problems)
-            break;
+    if (c.flt && c.flt->nprocess && !(c.map = etl_procmap_build(f, false))) {
+        free(c.cpu);
+        return 0;
     }
-    etl_loaded_free(&l);
+    etl_walk_file(f, census_event, &c);
+    const struct etl_buffer_totals *bt = etl_file_totals(f);
+    struct tally bufs = { bt->buffers, bt->bytes, 0, 0, false };
+    struct tally zbufs = { bt->compressed, bt->compressed_bytes, 0, 0, false };
 
     /* Gather the used entries and sort them for a stable census. */
     struct entry *list = malloc((c.n ? c.n : 1) * sizeof *list);
     size_t n = 0;
-    for (size_t i = 0; list && i < c.cap; i++)
+    int rc = 0;
+    if (!list) {
+        etl_file_nomem(f);
+        rc = 0;
+        goto out;
+    }
+    for (size_t i = 0; i < c.cap; i++)
         if (c.tab[i].used)
             list[n++] = c.tab[i];
-    if (list)
-        qsort(list, n, sizeof *list, cmp_entry);
-    int rc = p->ops->begin_table(p, &etl_table_stats);
+    qsort(list, n, sizeof *list, cmp_entry);
+    rc = etl_print_begin_table(p, &etl_table_stats);
     char name[80];
     rc = rc ? rc : emit(p, f, "buffers", "all", &bufs);
     rc = rc ? rc : emit(p, f, "buffers", "compressed", &zbufs);
@@ -276,7 +287,8 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         snprintf(name, sizeof name, "%u", i);
         rc = emit(p, f, "cpu", name, &c.cpu[i]);
     }
-    rc = rc ? rc : p->ops->end_table(p);
+    rc = rc ? rc : etl_print_end_table(p);
+out:
     free(list);
     free(c.tab);
     free(c.cpu);

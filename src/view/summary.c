@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "grow.h"
-#include "decode/cswitch.h"
+#include "decode/swreader.h"
 #include "decode/names.h"
 #include "decode/procmap.h"
 #include "view/view.h"
@@ -117,8 +117,9 @@ struct cpu {
 };
 
 struct summary {
+    struct etl_file *f;
     const struct etl_filter *flt;
-    struct etl_clock clk;
+    const struct etl_clock *clk;
     const struct etl_procmap *map;
     struct thr *t;
     size_t n, cap;
@@ -254,7 +255,7 @@ static void add_reason(struct figures *g, uint8_t r, uint32_t k)
 static void account(struct summary *m, const struct etl_switch *sw)
 {
     const struct etl_filter *f = m->flt;
-    int64_t ns = etl_clock_ns(&m->clk, sw->ts);
+    int64_t ns = etl_clock_ns(m->clk, sw->ts);
     struct cpu *c = &m->cpu[sw->cpu];
     bool cpu_ok = !f || etl_id_list_has(&f->cpu, sw->cpu);
     bool counts = cpu_ok && in_range(f, ns);
@@ -492,8 +493,10 @@ static int print_rows(struct etl_printer *p, struct summary *m)
         if (m->t[i].pk && (i == 0 || m->t[i].pk != m->t[i - 1].pk))
             np++;
     struct prow *pr = calloc(np ? np : 1, sizeof *pr);
-    if (!pr)
+    if (!pr) {
+        etl_file_nomem(m->f);
         return 0;
+    }
     np = 0;
     for (size_t i = 0; i < m->n; i++) {
         const struct thr *t = &m->t[i];
@@ -523,7 +526,7 @@ static int print_rows(struct etl_printer *p, struct summary *m)
             v[M_THREADS].v.u = pr[i].threads;
             v[M_THREADS].set = true;
             figure_cells(v, &pr[i].fig, rbuf, sizeof rbuf);
-            rc = p->ops->row(p, v);
+            rc = etl_print_row(p, v);
         }
     }
     for (size_t i = 0; i < np; i++)
@@ -551,7 +554,7 @@ static int print_rows(struct etl_printer *p, struct summary *m)
         v[M_THREAD_NAME].v.s = etl_procmap_str(m->map, t->name);
         v[M_THREAD_NAME].set = v[M_THREAD_NAME].v.s != NULL;
         figure_cells(v, &t->fig, rbuf, sizeof rbuf);
-        rc = p->ops->row(p, v);
+        rc = etl_print_row(p, v);
     }
 
     /* CPUs. */
@@ -572,7 +575,7 @@ static int print_rows(struct etl_printer *p, struct summary *m)
         v[M_BUSY_TIME].set = true;
         v[M_IDLE_TIME].v.i = c->idle;
         v[M_IDLE_TIME].set = true;
-        rc = p->ops->row(p, v);
+        rc = etl_print_row(p, v);
     }
     return rc;
 }
@@ -582,49 +585,44 @@ int etl_view_summary(struct etl_printer *p, struct etl_file *f,
 {
     struct summary m;
     memset(&m, 0, sizeof m);
+    m.f = f;
     m.flt = etl_filter_any(o->filter) ? o->filter : NULL;
-    etl_clock_from_header(&m.clk, &f->hdr);
+    m.clk = etl_file_clock(f);
     m.cpu = calloc(ETL_MAX_CPUS, sizeof *m.cpu);
-    struct etl_streams s;
-    if (!m.cpu || !etl_streams_init(&s, f)) {
-        free(m.cpu);
-        etl_report(f, 0, "out of memory summarising switches");
-        return 0;
-    }
-    struct etl_switch_reader *r = etl_switch_reader_new(f, &s, o->max_wait_reason);
-    struct etl_procmap *map = r ? etl_procmap_build(f, true) : NULL;
-    m.map = map;
+    struct etl_procmap *map = m.cpu ? etl_procmap_build(f, true) : NULL;
+    struct etl_streams *s = map ? etl_streams_new(f) : NULL;
+    struct etl_switch_reader *r = s ? etl_switch_reader_new(f, s, o->max_wait_reason) : NULL;
+    int rc = 0;
     if (!r) {
-        etl_streams_free(&s);
-        free(m.cpu);
-        etl_report(f, 0, "out of memory reading switches");
-        return 0;
+        etl_file_nomem(f);
+        goto out;
     }
+    m.map = map;
     struct etl_switch sw;
     while (!m.oom && etl_switch_next(r, &sw)) {
         account(&m, &sw);
-        if (o->strict && f->problems)
+        if (o->strict && etl_file_problems(f))
             break;
     }
-    if (m.oom)
-        etl_report(f, 0, "out of memory summarising switches: the summary is partial");
-    bool reasons_oom = false;
     for (size_t i = 0; i < m.n; i++)
-        reasons_oom = reasons_oom || m.t[i].fig.oom;
-    if (reasons_oom)
-        etl_report(f, 0, "out of memory counting wait reasons: some are missing");
-    int rc = p->ops->begin_table(p, &etl_table_summary);
+        m.oom = m.oom || m.t[i].fig.oom;
+    if (m.oom || etl_file_is_nomem(f)) {
+        etl_file_nomem(f);
+        goto out;
+    }
+    rc = etl_print_begin_table(p, &etl_table_summary);
     if (rc == 0)
         rc = print_rows(p, &m);
     if (rc == 0)
-        rc = p->ops->end_table(p);
+        rc = etl_print_end_table(p);
+out:
     for (size_t i = 0; i < m.n; i++)
         free(m.t[i].fig.wr);
     free(m.t);
     free(m.tab);
     free(m.cpu);
     etl_switch_reader_free(r);
-    etl_streams_free(&s);
+    etl_streams_free(s);
     etl_procmap_free(map);
     return rc;
 }

@@ -4,7 +4,7 @@
  */
 #include <stdio.h>
 
-#include "decode/cswitch.h"
+#include "decode/swreader.h"
 #include "decode/names.h"
 #include "view/groupmask.h"
 #include "view/view.h"
@@ -83,25 +83,19 @@ static bool switch_matches(const struct etl_filter *flt, const struct etl_clock 
 int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                       const struct etl_view_opts *o)
 {
-    struct etl_streams s;
-    if (!etl_streams_init(&s, f)) {
-        etl_report(f, 0, "out of memory ordering buffers");
-        return 0;
-    }
-    struct etl_switch_reader *r = etl_switch_reader_new(f, &s, o->max_wait_reason);
-    if (!r) {
-        etl_streams_free(&s);
-        etl_report(f, 0, "out of memory reading switches");
-        return 0;
-    }
     /* The thread -> process map comes from a pre-pass over the Process and
-     * Thread events (procmap.h says why); without memory for it, switches
-     * are still printed, with their processes unknown. */
+     * Thread events (procmap.h says why). */
     struct etl_procmap *map = etl_procmap_build(f, true);
+    struct etl_streams *s = map ? etl_streams_new(f) : NULL;
+    struct etl_switch_reader *r = s ? etl_switch_reader_new(f, s, o->max_wait_reason) : NULL;
+    if (!r) {
+        etl_streams_free(s);
+        etl_procmap_free(map);
+        return 0;
+    }
     const struct etl_filter *flt = etl_filter_any(o->filter) ? o->filter : NULL;
-    struct etl_clock clk;
-    etl_clock_from_header(&clk, &f->hdr);
-    int rc = p->ops->begin_table(p, &etl_table_switches);
+    const struct etl_clock *clk = etl_file_clock(f);
+    int rc = etl_print_begin_table(p, &etl_table_switches);
     struct etl_switch sw;
     char b1[8], b2[8], b3[8];
     while (rc == 0 && etl_switch_next(r, &sw)) {
@@ -149,23 +143,23 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
 #undef SET
         /* Filters choose rows only after linking: a compact switch's new
          * thread came from the next switch on its CPU, shown or not. */
-        if (!flt || switch_matches(flt, &clk, &sw, &wo, &wn))
-            rc = p->ops->row(p, v);
-        if (o->strict && f->problems)
+        if (!flt || switch_matches(flt, clk, &sw, &wo, &wn))
+            rc = etl_print_row(p, v);
+        if (o->strict && etl_file_problems(f))
             break;
     }
-    rc = rc ? rc : p->ops->end_table(p);
+    rc = rc ? rc : etl_print_end_table(p);
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
     if (st->implausible_states)
         etl_report(f, 0,
                    "%llu compact switches decode to impossible thread states with "
                    "MaximumWaitReason 0x%x (build %u); try --max-wait-reason",
                    (unsigned long long)st->implausible_states,
-                   etl_switch_reader_bias(r), (unsigned)f->hdr.build);
-    if (rc == 0 && !(o->strict && f->problems)) /* read to the end */
+                   etl_switch_reader_bias(r), (unsigned)etl_file_header(f)->build);
+    if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
         etl_view_switch_expectation(f, st->cswitch + st->compact);
     etl_switch_reader_free(r);
-    etl_streams_free(&s);
+    etl_streams_free(s);
     etl_procmap_free(map);
     return rc;
 }

@@ -9,14 +9,13 @@
 #include <stdbool.h>
 
 #include "etl/etl.h"
+#include "etldump.h"
 #include "print/printer.h"
 #include "view/filter.h"
 
-struct etl_view_opts {
-    unsigned max_wait_reason;   /* 0: from the build */
-    bool strict;                /* stop at the first problem */
-    const struct etl_filter *filter; /* rows to print (NULL: all) */
-};
+/* Runs view o->view over an open file: the trace info first when the
+ * printer or the view wants it. 0, or -1 after a write error. */
+int etl_run_view(struct etl_printer *p, struct etl_file *f, const struct etl_view_opts *o);
 
 /* Each returns 0, or -1 after a write error (the printer's output keeps errno). */
 int etl_view_info(struct etl_printer *p, struct etl_file *f);

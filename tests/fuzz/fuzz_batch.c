@@ -33,7 +33,8 @@ static void decode(const struct etl_event *ev, unsigned bias, size_t cap)
         abort();
     struct diag_state d = { ev->data_len, 0 };
     uint64_t implausible = 0;
-    size_t n = etl_decode_batch(ev, bias, out, cap, diag, &d, &implausible);
+    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    size_t n = etl_decode_batch(ev, &c, bias, out, cap, diag, &d, &implausible);
     if (n > cap || n > ev->data_len / 2)
         abort();
     for (size_t i = 0; i < n; i++)

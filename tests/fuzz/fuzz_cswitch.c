@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ev.data = data + 1;
     ev.data_len = (uint32_t)(size - 1);
     struct etl_switch sw;
-    bool ok = etl_decode_cswitch(&ev, &sw);
+    struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
+    bool ok = etl_decode_cswitch(&ev, &c, &sw);
     if (ok != (size - 1 >= 0x10))
         abort();
     if (ok) {

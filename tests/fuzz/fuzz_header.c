@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/cswitch.h"
-#include "etl/etl.h"
+#include "decode/dispatch.h"
+#include "etl/internal.h"
 
 /* Ignores problems found by the batch decoder. */
 static void batch_diag(void *ctx, const struct etl_event *ev, size_t at, const char *msg)
@@ -62,26 +62,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             sink += touch(ev.ext, ext);
         }
-        if (ev.flags & ETL_EV_HOOK) {
-            if (ev.hook_id == ETL_HOOK_CSWITCH) {
-                struct etl_switch sw;
-                sink += etl_decode_cswitch(&ev, &sw);
-            } else if (ev.hook_id == ETL_HOOK_CSWITCH_BATCH) {
-                size_t cap = ev.data_len / 2 + 1;
-                if (cap > batch_cap) {
-                    free(batch);
-                    batch = malloc(cap * sizeof *batch);
-                    if (!batch)
-                        abort();
-                    batch_cap = cap;
-                }
-                uint64_t implausible = 0;
-                sink += (unsigned)etl_decode_batch(&ev, 0x27, batch, cap, batch_diag,
-                                                   NULL, &implausible);
-            } else if (ev.hook_id == 0x0000) {
-                struct etl_logfile h;
-                sink += etl_parse_logfile(&ev, &h);
+        /* Every typed decoder of the dispatch table, on its sub-cursor. */
+        struct etl_record rec;
+        enum etl_rec_kind kind = etl_decode_event(&ev, &rec);
+        if (kind == ETL_REC_CSWITCH_BATCH) {
+            size_t cap = ev.data_len / 2 + 1;
+            if (cap > batch_cap) {
+                free(batch);
+                batch = malloc(cap * sizeof *batch);
+                if (!batch)
+                    abort();
+                batch_cap = cap;
             }
+            uint64_t implausible = 0;
+            sink += (unsigned)etl_decode_batch(&ev, &rec.u.batch, 0x27, batch, cap,
+                                               batch_diag, NULL, &implausible);
+        } else if (kind == ETL_REC_PROCESS) {
+            sink += (unsigned)rec.u.proc.image_len + (unsigned)rec.u.proc.cmdline.len;
+        } else if (kind == ETL_REC_THREAD) {
+            sink += (unsigned)rec.u.thr.name.len;
+        } else if (kind == ETL_REC_CSWITCH) {
+            sink += rec.u.sw.new_tid;
+        }
+        if (rec.problem && rec.at > ev.data_len)
+            abort(); /* a problem lies inside the event */
+        if (ev.flags & ETL_EV_HOOK && ev.hook_id == 0x0000) {
+            struct etl_logfile h;
+            sink += etl_parse_logfile(&ev, &h);
         }
         off = next;
     }

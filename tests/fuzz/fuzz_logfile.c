@@ -11,6 +11,7 @@
 
 #include "cursor.h"
 #include "etl/etl.h"
+#include "fmt.h"
 #include "print/printer.h"
 
 static volatile size_t sink;
@@ -37,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct etl_printer p;
         memset(&p, 0, sizeof p);
         etl_clock_from_header(&p.clock, &h);
+        sink += (unsigned)etl_clock_filetime(&p.clock, h.t0);
         const int64_t times[] = { h.t0, 0, INT64_MAX, INT64_MIN, h.start_time,
                                   h.end_time, h.boot_time };
         char buf[64];

@@ -70,9 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             int rc = etl_view_logger_context(p, data_path, 0, win, arch, err, sizeof err);
             if (rc == -2 && !err[0])
                 abort(); /* a failure always says why */
-            p->ops->finish(p);
+            etl_printer_finish(p);
             etl_printer_free(p);
-            etl_out_free(&out);
+            etl_out_fini(&out);
         }
     }
     return 0;

@@ -11,6 +11,21 @@
 #include "decode/names.h"
 
 /* Returns an event whose data is d[0..n) with the given version. */
+/* Decodes a CSwitch event through a cursor over its data. */
+static bool decode_cs(const struct etl_event *ev, struct etl_switch *sw)
+{
+    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    return etl_decode_cswitch(ev, &c, sw);
+}
+
+/* Decodes a batch through a cursor over its data. */
+static size_t decode_batch(const struct etl_event *ev, unsigned bias, struct etl_switch *out,
+                           size_t cap, etl_batch_diag_fn diag, void *ctx, uint64_t *bad)
+{
+    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    return etl_decode_batch(ev, &c, bias, out, cap, diag, ctx, bad);
+}
+
 static struct etl_event event_of(const uint8_t *d, size_t n, unsigned version)
 {
     struct etl_event ev;
@@ -35,7 +50,7 @@ START_TEST(cswitch_v4_windows10)
     };
     struct etl_event ev = event_of(d, sizeof d, 4);
     struct etl_switch sw;
-    ck_assert(etl_decode_cswitch(&ev, &sw));
+    ck_assert(decode_cs(&ev, &sw));
     ck_assert_uint_eq(sw.new_tid, 15296);
     ck_assert_uint_eq(sw.old_tid, 21832);
     ck_assert_int_eq(sw.new_priority, 9);
@@ -68,7 +83,7 @@ START_TEST(cswitch_v2_from_idle)
     };
     struct etl_event ev = event_of(d, sizeof d, 2);
     struct etl_switch sw;
-    ck_assert(etl_decode_cswitch(&ev, &sw));
+    ck_assert(decode_cs(&ev, &sw));
     ck_assert_uint_eq(sw.new_tid, 2252);
     ck_assert_uint_eq(sw.old_tid, 0);
     ck_assert_int_eq(sw.new_priority, 8);
@@ -93,7 +108,7 @@ START_TEST(cswitch_wait_mode_flags)
     d[13] = 0x0b; /* UserMode, flags 0b101 */
     struct etl_event ev = event_of(d, sizeof d, 4);
     struct etl_switch sw;
-    ck_assert(etl_decode_cswitch(&ev, &sw));
+    ck_assert(decode_cs(&ev, &sw));
     ck_assert_uint_eq(sw.old_wait_mode, 1);
     ck_assert_uint_eq(sw.flags, 5);
 }
@@ -104,9 +119,9 @@ START_TEST(cswitch_short_payloads)
     uint8_t d[24] = { 0 };
     struct etl_switch sw;
     struct etl_event ev = event_of(d, 15, 2);
-    ck_assert(!etl_decode_cswitch(&ev, &sw));
+    ck_assert(!decode_cs(&ev, &sw));
     ev = event_of(d, 16, 1); /* version 1: no wait time, no quantum */
-    ck_assert(etl_decode_cswitch(&ev, &sw));
+    ck_assert(decode_cs(&ev, &sw));
     ck_assert(!(sw.has & SW_NEW_WAIT_TIME));
     ck_assert(!(sw.has & SW_OLD_QUANTUM));
     ck_assert(!(sw.has & SW_NEW_PRI_DECREMENT));
@@ -178,7 +193,7 @@ START_TEST(batch_all_four_forms)
     struct etl_switch out[16];
     struct diag_log log = { 0 };
     uint64_t bad = 0;
-    size_t n = etl_decode_batch(&ev, 0x27, out, 16, diag_cb, &log, &bad);
+    size_t n = decode_batch(&ev, 0x27, out, 16, diag_cb, &log, &bad);
     ck_assert_uint_eq(n, 4);
     ck_assert_int_eq(log.count, 0);
     ck_assert_uint_eq(bad, 0);
@@ -228,9 +243,9 @@ START_TEST(batch_bias_moves_with_build)
     struct etl_switch out[4];
     struct diag_log log = { 0 };
     uint64_t bad = 0;
-    ck_assert_uint_eq(etl_decode_batch(&ev, 0x2A, out, 4, diag_cb, &log, &bad), 1);
+    ck_assert_uint_eq(decode_batch(&ev, 0x2A, out, 4, diag_cb, &log, &bad), 1);
     ck_assert_str_eq(etl_thread_state_name(out[0].old_state), "Ready");
-    ck_assert_uint_eq(etl_decode_batch(&ev, 0x27, out, 4, diag_cb, &log, &bad), 1);
+    ck_assert_uint_eq(decode_batch(&ev, 0x27, out, 4, diag_cb, &log, &bad), 1);
     ck_assert_str_eq(etl_thread_state_name(out[0].old_state), "Terminated");
     ck_assert_uint_eq(etl_max_wait_reason_for_build(19041), 0x27);
     ck_assert_uint_eq(etl_max_wait_reason_for_build(10240), 0x27);
@@ -252,7 +267,7 @@ START_TEST(batch_implausible_states)
     struct etl_switch out[4];
     struct diag_log log = { 0 };
     uint64_t bad = 0;
-    ck_assert_uint_eq(etl_decode_batch(&ev, 0x27, out, 4, diag_cb, &log, &bad), 2);
+    ck_assert_uint_eq(decode_batch(&ev, 0x27, out, 4, diag_cb, &log, &bad), 2);
     ck_assert_uint_eq(bad, 2);
     ck_assert_int_eq(log.count, 1); /* reported once, counted always */
     ck_assert_uint_eq(log.last_at, 0x58);
@@ -271,7 +286,7 @@ START_TEST(batch_damage)
     struct etl_switch out[8];
     struct diag_log log = { 0 };
     uint64_t bad = 0;
-    size_t n = etl_decode_batch(&ev, 0x27, out, 8, diag_cb, &log, &bad);
+    size_t n = decode_batch(&ev, 0x27, out, 8, diag_cb, &log, &bad);
     ck_assert_uint_eq(n, 1);
     ck_assert(!(out[0].has & SW_OLD_TID)); /* unknown, not invented */
     ck_assert_int_eq(log.count, 2);
@@ -281,12 +296,12 @@ START_TEST(batch_damage)
     /* Shorter than the 0x58-byte header. */
     ev = event_of(b.d, 0x57, 2);
     log.count = 0;
-    ck_assert_uint_eq(etl_decode_batch(&ev, 0x27, out, 8, diag_cb, &log, &bad), 0);
+    ck_assert_uint_eq(decode_batch(&ev, 0x27, out, 8, diag_cb, &log, &bad), 0);
     ck_assert_int_eq(log.count, 1);
     /* Exactly the header: no switches, no complaint. */
     ev = event_of(b.d, 0x58, 2);
     log.count = 0;
-    ck_assert_uint_eq(etl_decode_batch(&ev, 0x27, out, 8, diag_cb, &log, &bad), 0);
+    ck_assert_uint_eq(decode_batch(&ev, 0x27, out, 8, diag_cb, &log, &bad), 0);
     ck_assert_int_eq(log.count, 0);
 }
 END_TEST

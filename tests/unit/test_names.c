@@ -184,13 +184,16 @@ START_TEST(header_extension)
         put32(d + 4 * i, (uint32_t)i * 0x11111111u);
     put32(d + 0x20, 80);
     struct etl_header_ext h;
-    ck_assert(etl_decode_header_ext(d, sizeof d, &h));
+    struct etl_cursor c = etl_cur_make(d, sizeof d);
+    ck_assert(etl_decode_header_ext(&c, &h));
     ck_assert(h.has_version);
     ck_assert_uint_eq(h.version, 80);
     ck_assert_uint_eq(h.gm.masks[7], 0x77777777u);
-    ck_assert(etl_decode_header_ext(d, 0x20, &h));  /* before 6.0: no version */
+    c = etl_cur_make(d, 0x20);
+    ck_assert(etl_decode_header_ext(&c, &h));  /* before 6.0: no version */
     ck_assert(!h.has_version);
-    ck_assert(!etl_decode_header_ext(d, 0x1F, &h));
+    c = etl_cur_make(d, 0x1F);
+    ck_assert(!etl_decode_header_ext(&c, &h));
     ck_assert_uint_eq(h.gm.masks[0], 0);
 }
 END_TEST

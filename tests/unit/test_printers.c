@@ -21,6 +21,7 @@
 #include <libxml/tree.h>
 #include <libxml/xmlschemas.h>
 
+#include "fmt.h"
 #include "print/printer.h"
 #include "view/view.h"
 
@@ -171,17 +172,17 @@ static int drive(struct etl_printer *p, const struct etl_table *t)
     p->clock.freq = 10000000;
     p->clock.start_filetime = 132949636352722435LL;
     p->clock.valid = true;
-    rc |= p->ops->begin_file(p, bad_path, NULL);
-    rc |= p->ops->begin_table(p, t);
+    rc |= etl_print_begin_file(p, bad_path);
+    rc |= etl_print_begin_table(p, t);
     for (size_t r = 0; r < NROWS; r++) {
         struct etl_value v[NCOLS];
         if (r == PROBLEM_AT)
-            rc |= p->ops->problem(p, 123, bad_msg);
+            rc |= etl_print_problem(p, 123, bad_msg);
         fill_row(r, v);
-        rc |= p->ops->row(p, v);
+        rc |= etl_print_row(p, v);
     }
-    rc |= p->ops->end_table(p);
-    rc |= p->ops->end_file(p);
+    rc |= etl_print_end_table(p);
+    rc |= etl_print_end_file(p);
     return rc;
 }
 
@@ -209,10 +210,10 @@ static struct etl_printer *cap_open(struct capture *c, const char *format,
  * caller frees); *len is its length. */
 static char *cap_close(struct capture *c, size_t *len)
 {
-    ck_assert_int_eq(c->p->ops->finish(c->p), 0);
+    ck_assert_int_eq(etl_printer_finish(c->p), 0);
     ck_assert_int_eq(c->out.err, 0);
     etl_printer_free(c->p);
-    etl_out_free(&c->out);
+    etl_out_fini(&c->out);
     int fd = fileno(c->tmp);
     off_t end = lseek(fd, 0, SEEK_END);
     ck_assert(end >= 0);
@@ -847,15 +848,15 @@ START_TEST(xml_structure)
     /* A problem before any file, a file whose end_file never comes (main
      * skips it after an error), a second file, finish. */
     struct etl_printer *p = cap_open(&c, "xml", ETL_TIME_REL);
-    ck_assert_int_eq(p->ops->problem(p, 0, "early \x02"), 0);
-    ck_assert_int_eq(p->ops->begin_file(p, "one", NULL), 0);
-    ck_assert_int_eq(p->ops->begin_table(p, &rec_table), 0);
+    ck_assert_int_eq(etl_print_problem(p, 0, "early \x02"), 0);
+    ck_assert_int_eq(etl_print_begin_file(p, "one"), 0);
+    ck_assert_int_eq(etl_print_begin_table(p, &rec_table), 0);
     struct etl_value v[NCOLS];
     fill_row(0, v);
-    ck_assert_int_eq(p->ops->row(p, v), 0);
+    ck_assert_int_eq(etl_print_row(p, v), 0);
     ck_assert_int_eq(drive(p, &rec_table), 0);
-    ck_assert_int_eq(p->ops->begin_file(p, "three", NULL), 0);
-    ck_assert_int_eq(p->ops->problem(p, UINT64_MAX, "last"), 0);
+    ck_assert_int_eq(etl_print_begin_file(p, "three"), 0);
+    ck_assert_int_eq(etl_print_problem(p, UINT64_MAX, "last"), 0);
     out = cap_close(&c, &len);
     doc = xml_parse(out, len);
     ck_assert_msg(doc != NULL, "not well-formed:\n%.2000s", out);
@@ -880,9 +881,9 @@ START_TEST(xml_structure)
 
     /* Destroyed without finish: nothing leaks (run under valgrind). */
     p = cap_open(&c, "xml", ETL_TIME_REL);
-    ck_assert_int_eq(p->ops->begin_file(p, "x", NULL), 0);
+    ck_assert_int_eq(etl_print_begin_file(p, "x"), 0);
     etl_printer_free(p);
-    etl_out_free(&c.out);
+    etl_out_fini(&c.out);
     fclose(c.tmp);
 }
 END_TEST
@@ -1001,23 +1002,23 @@ START_TEST(xml_schema_views)
             p->clock.freq = 10000000;
             p->clock.start_filetime = 132949636352722435LL;
             struct etl_value v[64];
-            ck_assert_int_eq(p->ops->begin_file(p, bad_path, NULL), 0);
+            ck_assert_int_eq(etl_print_begin_file(p, bad_path), 0);
             ck_assert_uint_le(etl_table_info.ncols, 64);
             ck_assert_uint_le(views[vi]->ncols, 64);
-            ck_assert_int_eq(p->ops->begin_table(p, &etl_table_info), 0);
+            ck_assert_int_eq(etl_print_begin_table(p, &etl_table_info), 0);
             fill_view_row(&etl_table_info, v, 0);
-            ck_assert_int_eq(p->ops->row(p, v), 0);
-            ck_assert_int_eq(p->ops->end_table(p), 0);
+            ck_assert_int_eq(etl_print_row(p, v), 0);
+            ck_assert_int_eq(etl_print_end_table(p), 0);
             if (views[vi] != &etl_table_info) {
-                ck_assert_int_eq(p->ops->begin_table(p, views[vi]), 0);
+                ck_assert_int_eq(etl_print_begin_table(p, views[vi]), 0);
                 for (int variant = 0; variant < 2; variant++) {
                     fill_view_row(views[vi], v, variant);
-                    ck_assert_int_eq(p->ops->row(p, v), 0);
-                    ck_assert_int_eq(p->ops->problem(p, 77, bad_msg), 0);
+                    ck_assert_int_eq(etl_print_row(p, v), 0);
+                    ck_assert_int_eq(etl_print_problem(p, 77, bad_msg), 0);
                 }
-                ck_assert_int_eq(p->ops->end_table(p), 0);
+                ck_assert_int_eq(etl_print_end_table(p), 0);
             }
-            ck_assert_int_eq(p->ops->end_file(p), 0);
+            ck_assert_int_eq(etl_print_end_file(p), 0);
             size_t len;
             char *out = cap_close(&c, &len);
             xmlDocPtr doc = xml_parse(out, len);
@@ -1112,11 +1113,11 @@ START_TEST(write_error_dev_full)
         /* Once failed, calls keep failing and finish says so. */
         struct etl_value v[NCOLS];
         fill_row(0, v);
-        ck_assert_int_eq(p->ops->row(p, v), -1);
-        ck_assert_int_eq(p->ops->finish(p), -1);
+        ck_assert_int_eq(etl_print_row(p, v), -1);
+        ck_assert_int_eq(etl_printer_finish(p), -1);
         ck_assert_int_eq(out.err, ENOSPC);
         etl_printer_free(p);
-        etl_out_free(&out);
+        etl_out_fini(&out);
         close(fd);
 
         /* A document too small to fill a buffer: finish reports it. */
@@ -1124,15 +1125,15 @@ START_TEST(write_error_dev_full)
         ck_assert_int_ge(fd, 0);
         ck_assert(etl_out_init(&out, fd, 1 << 16));
         p = etl_printer_new(formats[k], &out, ETL_TIME_REL);
-        ck_assert_int_eq(p->ops->begin_file(p, "f", NULL), 0);
-        ck_assert_int_eq(p->ops->begin_table(p, &rec_table), 0);
-        ck_assert_int_eq(p->ops->row(p, v), 0);
-        ck_assert_int_eq(p->ops->end_table(p), 0);
-        ck_assert_int_eq(p->ops->end_file(p), 0);
-        ck_assert_int_eq(p->ops->finish(p), -1);
+        ck_assert_int_eq(etl_print_begin_file(p, "f"), 0);
+        ck_assert_int_eq(etl_print_begin_table(p, &rec_table), 0);
+        ck_assert_int_eq(etl_print_row(p, v), 0);
+        ck_assert_int_eq(etl_print_end_table(p), 0);
+        ck_assert_int_eq(etl_print_end_file(p), 0);
+        ck_assert_int_eq(etl_printer_finish(p), -1);
         ck_assert_int_eq(out.err, ENOSPC);
         etl_printer_free(p);
-        etl_out_free(&out);
+        etl_out_fini(&out);
         close(fd);
     }
 }

@@ -11,6 +11,21 @@
 
 #include "decode/process.h"
 
+/* Decodes through a cursor over the event's data, as the dispatch table does. */
+static enum etl_pt_status decode_process(const struct etl_event *ev,
+                                         struct etl_process_rec *r, size_t *at)
+{
+    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    return etl_decode_process(ev, &c, r, at);
+}
+
+static enum etl_pt_status decode_thread(const struct etl_event *ev,
+                                        struct etl_thread_rec *r, size_t *at)
+{
+    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    return etl_decode_thread(ev, &c, r, at);
+}
+
 /* pv-diaghub-kernel.etl, file offset 0x10058 (buffer 0x10000, record +0x48): Process DCStart
  * version 4, PERFINFO64, 128 bytes - fontdrvhost.exe, the example of the reference (2.1) */
 static const uint8_t fontdrvhost[] = {
@@ -189,7 +204,7 @@ START_TEST(process_v4_dcstart_fontdrvhost)
                                    ETL_KIND_PERFINFO64);
     struct etl_process_rec r;
     size_t at;
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.op, ETL_PT_DCSTART);
     ck_assert(r.key == 0xFFFFA804E1D100C0ull);
     ck_assert_uint_eq(r.pid, 0x264);
@@ -213,7 +228,7 @@ START_TEST(process_v4_start_conhost)
     struct etl_event ev = event_of(conhost, sizeof conhost, 0x0301, 4, ETL_KIND_SYSTEM64);
     struct etl_process_rec r;
     size_t at;
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.op, ETL_PT_START);
     ck_assert_uint_eq(r.pid, 11896);
     ck_assert_uint_eq(r.parent_id, 13540);
@@ -230,7 +245,7 @@ START_TEST(process_v5_defunct)
     struct etl_event ev = event_of(defunct, sizeof defunct, 0x0327, 5, ETL_KIND_PERFINFO64);
     struct etl_process_rec r;
     size_t at;
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.op, ETL_PT_DEFUNCT);
     ck_assert_uint_eq(r.pid, 0x1120);
     ck_assert_uint_eq(r.parent_id, 0x730);
@@ -241,7 +256,7 @@ START_TEST(process_v5_defunct)
     ck_assert(r.exit_time == 0x01D68AE675A14D5FLL);
     /* Read as version 4 (Windows 8's Defunct), the ExitTime is left over. */
     ev.version = 4;
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_TRAILING);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_TRAILING);
     ck_assert_uint_eq(at, 83);
     ck_assert(!(r.has & PR_IMAGE));
     ck_assert_uint_eq(r.pid, 0x1120);
@@ -253,7 +268,7 @@ START_TEST(process_v4_packaged)
     struct etl_event ev = event_of(broker, sizeof broker, 0x0303, 4, ETL_KIND_PERFINFO64);
     struct etl_process_rec r;
     size_t at;
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.flags, 9);
     ck_assert_str_eq(image_of(&r), "RuntimeBroker.exe");
     ck_assert_str_eq(utf8_of(&r.cmdline), "C:\\Windows\\System32\\RuntimeBroker.exe -Embedding");
@@ -274,7 +289,7 @@ START_TEST(process_damage)
         ck_assert_ptr_nonnull(d);
         memcpy(d, fontdrvhost, n);
         struct etl_event ev = event_of(d, n, 0x0303, 4, ETL_KIND_PERFINFO64);
-        enum etl_pt_status st = etl_decode_process(&ev, &r, &at);
+        enum etl_pt_status st = decode_process(&ev, &r, &at);
         ck_assert_int_eq(st, n < 0x24 ? ETL_PT_SHORT : ETL_PT_BAD_STRING);
         if (n >= 0x24)
             ck_assert_uint_eq(r.pid, 0x264);
@@ -285,7 +300,7 @@ START_TEST(process_damage)
     memcpy(more, fontdrvhost, sizeof fontdrvhost);
     more[sizeof fontdrvhost] = 0x41;
     struct etl_event ev = event_of(more, sizeof more, 0x0303, 4, ETL_KIND_PERFINFO64);
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_TRAILING);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_TRAILING);
     ck_assert_uint_eq(at, sizeof fontdrvhost);
     ck_assert_uint_eq(r.parent_id, 0x2E8);
     ck_assert(!(r.has & (PR_IMAGE | PR_CMDLINE | PR_SID)));
@@ -293,21 +308,21 @@ START_TEST(process_damage)
     memcpy(more, fontdrvhost, sizeof fontdrvhost);
     more[0x35] = 16;
     ev = event_of(more, sizeof fontdrvhost, 0x0303, 4, ETL_KIND_PERFINFO64);
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_BAD_STRING);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_BAD_STRING);
     ck_assert_uint_eq(at, 0x24);
     /* A later version is read as its version 4/5 prefix. */
     ev = event_of(more, sizeof more, 0x0303, 9, ETL_KIND_PERFINFO64);
     memcpy(more, fontdrvhost, sizeof fontdrvhost);
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_str_eq(image_of(&r), "fontdrvhost.exe");
     /* Terminate: the ProcessId alone. */
     static const uint8_t term[] = { 0x34, 0x12, 0, 0 };
     ev = event_of(term, sizeof term, 0x030B, 2, ETL_KIND_SYSTEM64);
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.op, ETL_PT_TERMINATE);
     ck_assert_uint_eq(r.pid, 0x1234);
     ev.data_len = 3;
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_SHORT);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_SHORT);
 }
 END_TEST
 
@@ -371,7 +386,7 @@ START_TEST(process_32bit_and_zero_sid)
     struct etl_event ev = event_of(b.b, b.n, 0x0303, 4, ETL_KIND_PERFINFO32);
     struct etl_process_rec r;
     size_t at;
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.pid, 1234);
     ck_assert_uint_eq(r.parent_id, 4);
     ck_assert_uint_eq(r.flags, 2);
@@ -387,7 +402,7 @@ START_TEST(process_32bit_and_zero_sid)
     put(&c, "b.exe", 6);
     put(&c, "\0\0\0\0\0\0", 6);
     ev = event_of(c.b, c.n, 0x0301, 4, ETL_KIND_SYSTEM32);
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_str_eq(sid_of(&r), "S-1-5-18");
     ck_assert_str_eq(image_of(&r), "b.exe");
 }
@@ -409,7 +424,7 @@ START_TEST(process_older_versions)
     put(&b, "taskhost.exe", 13);
     put(&b, "t\0\0\0", 4);
     struct etl_event ev = event_of(b.b, b.n, 0x0303, 3, ETL_KIND_SYSTEM64);
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.pid, 2000);
     ck_assert(r.has & PR_DTB);
     ck_assert(!(r.has & (PR_FLAGS | PR_PACKAGE)));
@@ -426,7 +441,7 @@ START_TEST(process_older_versions)
     put(&c, "v.exe", 6);
     put(&c, "\0\0", 2);
     ev = event_of(c.b, c.n, 0x0301, 2, ETL_KIND_SYSTEM32);
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.pid, 2004);
     ck_assert(!(r.has & PR_DTB));
     ck_assert_str_eq(image_of(&r), "v.exe");
@@ -440,7 +455,7 @@ START_TEST(process_older_versions)
     put32(&d, 0);                     /* no SID */
     put(&d, "x.exe", 6);
     ev = event_of(d.b, d.n, 0x0302, 1, ETL_KIND_SYSTEM32);
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.pid, 2008);
     ck_assert(!(r.has & PR_CMDLINE));
     /* Version 0: pointer-sized ProcessId and ParentId, then SID and image. */
@@ -450,7 +465,7 @@ START_TEST(process_older_versions)
     put32(&e, 0);
     put(&e, "y.exe", 6);
     ev = event_of(e.b, e.n, 0x0301, 0, ETL_KIND_SYSTEM64);
-    ck_assert_int_eq(etl_decode_process(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_process(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.pid, 2012);
     ck_assert_uint_eq(r.parent_id, 8);
     ck_assert_str_eq(image_of(&r), "y.exe");
@@ -462,7 +477,7 @@ START_TEST(thread_v3_dcstart_idle)
     struct etl_event ev = event_of(idle_thread, sizeof idle_thread, 0x0503, 3, ETL_KIND_SYSTEM64);
     struct etl_thread_rec r;
     size_t at;
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.op, ETL_PT_DCSTART);
     ck_assert_uint_eq(r.pid, 0);
     ck_assert_uint_eq(r.tid, 0);
@@ -475,19 +490,19 @@ START_TEST(thread_v3_dcstart_idle)
     ck_assert_str_eq(utf8_of(&r.name), "Idle Thread");
     /* Windows 7 and 8 records end after ThreadFlags: 72 bytes, no name. */
     ev.data_len = 72;
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_OK);
     ck_assert(!(r.has & TR_NAME));
     /* One byte past the fixed part cannot be a name. */
     ev.data_len = 73;
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_TRAILING);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_TRAILING);
     ck_assert_uint_eq(at, 72);
     /* A name without its terminator. */
     ev.data_len = 94;
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_BAD_STRING);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_BAD_STRING);
     ck_assert_uint_eq(r.tid, 0);
     for (size_t n = 0; n < 72; n++) {
         ev.data_len = (uint32_t)n;
-        ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_SHORT);
+        ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_SHORT);
     }
 }
 END_TEST
@@ -498,7 +513,7 @@ START_TEST(thread_v3_start_and_setname)
                                    ETL_KIND_SYSTEM64);
     struct etl_thread_rec r;
     size_t at;
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.op, ETL_PT_START);
     ck_assert_uint_eq(r.pid, 7608);
     ck_assert_uint_eq(r.tid, 7780);
@@ -510,15 +525,15 @@ START_TEST(thread_v3_start_and_setname)
     ck_assert(r.win32_start_addr == 0x7FFCCCE9B4A0ull);
     ck_assert(r.teb_base == 0x83A851E000ull);
     ev = event_of(set_name, sizeof set_name, 0x0548, 2, ETL_KIND_PERFINFO64);
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.op, ETL_PT_SETNAME);
     ck_assert_uint_eq(r.pid, 7608);
     ck_assert_uint_eq(r.tid, 3084);
     ck_assert_str_eq(utf8_of(&r.name), ".NET Finalizer");
     ev.data_len = 36;
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_BAD_STRING);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_BAD_STRING);
     ev.data_len = 7;
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_SHORT);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_SHORT);
 }
 END_TEST
 
@@ -536,25 +551,25 @@ START_TEST(thread_other_layouts)
     put(&b, "\x0a\x05\x02\x00", 4);
     struct etl_event ev = event_of(b.b, b.n, 0x0502, 3, ETL_KIND_SYSTEM32);
     ck_assert_uint_eq(b.n, 44);
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.pid, 1234);
     ck_assert_uint_eq(r.tid, 5678);
     ck_assert(r.teb_base == 0x80000006u);
     ck_assert_uint_eq(r.base_priority, 10);
     /* Version 2, 32-bit: no priorities, 40 bytes. */
     ev = event_of(b.b, 40, 0x0501, 2, ETL_KIND_SYSTEM32);
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_OK);
     ck_assert(!(r.has & TR_PRIORITIES));
     /* Version 1: the End form is the two IDs; the other 33 bytes. */
     ev = event_of(b.b, 8, 0x0502, 1, ETL_KIND_SYSTEM32);
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.tid, 5678);
     ev = event_of(b.b, 33, 0x0501, 1, ETL_KIND_SYSTEM32);
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_OK);
     ck_assert(r.has & TR_STACKS);
     /* Version 0: TThreadId first. */
     ev = event_of(b.b, 8, 0x0501, 0, ETL_KIND_SYSTEM64);
-    ck_assert_int_eq(etl_decode_thread(&ev, &r, &at), ETL_PT_OK);
+    ck_assert_int_eq(decode_thread(&ev, &r, &at), ETL_PT_OK);
     ck_assert_uint_eq(r.tid, 1234);
     ck_assert_uint_eq(r.pid, 5678);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/dispatch.h"
 #include "decode/procmap.h"
 
 /* Adds a thread record. */
@@ -210,12 +211,6 @@ struct real_ctx {
     int pass;                 /* 1: collect images, 2: check */
 };
 
-static void quiet(void *ctx, uint64_t off, const char *msg)
-{
-    (void)ctx;
-    (void)off;
-    (void)msg;
-}
 
 /* Returns the image the file's Process records give pid, or NULL. */
 static const char *image_of_pid(const struct real_ctx *x, uint32_t pid)
@@ -229,13 +224,12 @@ static const char *image_of_pid(const struct real_ctx *x, uint32_t pid)
 static bool real_event(void *vctx, const struct etl_event *ev)
 {
     struct real_ctx *x = vctx;
-    enum etl_pt_op op;
-    enum etl_pt_family fam = (ev->flags & ETL_EV_HOOK) ? etl_pt_classify(ev->hook_id, &op)
-                                                       : ETL_PT_NONE;
-    size_t at;
-    if (fam == ETL_PT_PROCESS && op != ETL_PT_TERMINATE && op != ETL_PT_PERFCTR) {
-        struct etl_process_rec r;
-        ck_assert_int_eq(etl_decode_process(ev, &r, &at), ETL_PT_OK);
+    struct etl_record rec;
+    enum etl_rec_kind kind = etl_decode_event(ev, &rec);
+    if (kind == ETL_REC_PROCESS && rec.u.proc.op != ETL_PT_TERMINATE &&
+        rec.u.proc.op != ETL_PT_PERFCTR) {
+        ck_assert_ptr_null(rec.problem);
+        const struct etl_process_rec r = rec.u.proc;
         char img[64];
         ck_assert_uint_lt(r.image_len, sizeof img);
         memcpy(img, r.image, r.image_len);
@@ -262,9 +256,9 @@ static bool real_event(void *vctx, const struct etl_event *ev)
             ck_assert_str_eq(got, img);
             x->processes++;
         }
-    } else if (fam == ETL_PT_THREAD && x->pass == 2) {
-        struct etl_thread_rec r;
-        ck_assert_int_eq(etl_decode_thread(ev, &r, &at), ETL_PT_OK);
+    } else if (kind == ETL_REC_THREAD && x->pass == 2) {
+        ck_assert_ptr_null(rec.problem);
+        const struct etl_thread_rec r = rec.u.thr;
         struct etl_who w;
         ck_assert(etl_procmap_who(x->m, r.tid, ev->ts, &w));
         if (r.tid != 0)
@@ -293,25 +287,23 @@ static bool check_real(const char *name, unsigned long *nthreads, unsigned long 
         return false;
     }
     fclose(probe);
-    struct etl_file f;
-    ck_assert_int_eq(etl_open(&f, path, quiet, NULL), ETL_OPEN_OK);
+    enum etl_open_status st;
+    struct etl_file *f = etl_open_path(path, NULL, &st);
+    ck_assert_int_eq(st, ETL_OPEN_OK);
     struct real_ctx x;
     memset(&x, 0, sizeof x);
-    x.m = etl_procmap_build(&f, true);
+    x.m = etl_procmap_build(f, true);
     ck_assert_ptr_nonnull(x.m);
-    ck_assert_uint_eq(f.problems, 0);
-    struct etl_loaded l;
-    memset(&l, 0, sizeof l);
+    ck_assert_uint_eq(etl_file_problems(f), 0);
     for (x.pass = 1; x.pass <= 2; x.pass++)
-        for (size_t i = 0; i < f.nbufs; i++)
-            ck_assert(etl_walk_buffer(&f, &f.bufs[i], &l, real_event, &x));
-    etl_loaded_free(&l);
+        etl_walk_file(f, real_event, &x);
+    ck_assert_uint_eq(etl_file_problems(f), 0);
     *nthreads = x.threads;
     *nprocs = x.processes;
     *lifetimes = etl_procmap_nthreads(x.m);
     etl_procmap_free(x.m);
     free(x.procs);
-    etl_close(&f);
+    etl_close(f);
     return true;
 }
 

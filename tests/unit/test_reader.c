@@ -12,6 +12,7 @@
 
 #include "cursor.h"
 #include "etl/etl.h"
+#include "fmt.h"
 
 /* --- a little byte builder ---------------------------------------------- */
 
@@ -362,16 +363,12 @@ static void diag_cb(void *ctx, uint64_t offset, const char *msg)
         l->offset = offset;
 }
 
-/* Writes b to a temporary file; returns its path (static buffer). */
-static const char *write_temp(const struct bytes *b)
+/* Opens b as a memory block, with problems going to log. */
+static struct etl_file *open_bytes(const struct bytes *b, struct diag_log *log,
+                                   enum etl_open_status *st)
 {
-    static char path[64];
-    strcpy(path, "/tmp/etldump-test-XXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, b->d, b->n), (ssize_t)b->n);
-    close(fd);
-    return path;
+    struct etl_diag d = { diag_cb, NULL, log };
+    return etl_open_mem(b->d, b->n, "test.etl", &d, st);
 }
 
 /* A header buffer and four event buffers of two CPUs in wrapped file order. */
@@ -397,22 +394,17 @@ static void build_file(struct bytes *b)
     }
 }
 
-START_TEST(file_order_and_merge)
+/* Checks the merged events of the file build_file makes. */
+static void check_merge(struct etl_file *f, const struct diag_log *log)
 {
-    static struct bytes b;
-    build_file(&b);
-    const char *path = write_temp(&b);
-    struct etl_file f;
-    struct diag_log log = { 0 };
-    ck_assert_int_eq(etl_open(&f, path, diag_cb, &log), ETL_OPEN_OK);
-    ck_assert_uint_eq(f.nbufs, 5);
-    ck_assert_uint_eq(f.hdr.log_file_mode, 2);
-    struct etl_streams s;
-    ck_assert(etl_streams_init(&s, &f));
-    ck_assert_uint_eq(s.ncpu, 2);
+    ck_assert_uint_eq(etl_file_totals(f)->buffers, 5);
+    ck_assert_uint_eq(etl_file_header(f)->log_file_mode, 2);
+    struct etl_streams *s = etl_streams_new(f);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(etl_streams_count(s), 2);
     struct collected c = { .n = 0 };
-    etl_merge_events(&s, collect, &c);
-    ck_assert_int_eq(log.count, 0);
+    etl_merge_events(s, collect, &c);
+    ck_assert_int_eq(log->count, 0);
     ck_assert_int_eq(c.n, 2 + 12);
     ck_assert_uint_eq(c.hook[0], 0x0000);
     ck_assert_uint_eq(c.hook[1], 0x0050);  /* found past SavedOffset */
@@ -420,9 +412,78 @@ START_TEST(file_order_and_merge)
         ck_assert_int_ge(c.ts[i], c.ts[i - 1]);
     ck_assert_uint_eq(c.hook[2], 0x0100 + 10);  /* seq 1 first */
     ck_assert_uint_eq(c.hook[c.n - 1], 0x0100 + 42);
-    etl_streams_free(&s);
-    etl_close(&f);
-    unlink(path);
+    etl_streams_free(s);
+}
+
+START_TEST(file_order_and_merge)
+{
+    static struct bytes b;
+    build_file(&b);
+    struct diag_log log = { 0 };
+    enum etl_open_status st;
+    struct etl_file *f = open_bytes(&b, &log, &st);
+    ck_assert_int_eq(st, ETL_OPEN_OK);
+    check_merge(f, &log);
+    ck_assert_str_eq(etl_file_name(f), "test.etl");
+    etl_close(f);
+
+    /* The same bytes through a descriptor (an unlinked temporary file). */
+    FILE *tmp = tmpfile();
+    ck_assert_ptr_nonnull(tmp);
+    ck_assert_uint_eq(fwrite(b.d, 1, b.n, tmp), b.n);
+    ck_assert_int_eq(fflush(tmp), 0);
+    struct etl_diag d = { diag_cb, NULL, &log };
+    f = etl_open_fd(fileno(tmp), "fd.etl", &d, &st);
+    ck_assert_int_eq(st, ETL_OPEN_OK);
+    check_merge(f, &log);
+    etl_close(f);
+    ck_assert_int_eq(fclose(tmp), 0); /* the descriptor was not closed by etl_close */
+}
+END_TEST
+
+/* Counts events. */
+static bool count_event(void *ctx, const struct etl_event *ev)
+{
+    (void)ev;
+    (*(int *)ctx)++;
+    return true;
+}
+
+START_TEST(scopes)
+{
+    static struct bytes b;
+    build_file(&b);
+    size_t bad = 1024 * 3 + 0x48 + 0x18;
+    set32(&b, bad, 0x12345678);
+    struct diag_log log = { 0 };
+    enum etl_open_status st;
+    struct etl_file *f = open_bytes(&b, &log, &st);
+    ck_assert_ptr_nonnull(f);
+    /* A quiet scope: the damage is neither reported nor counted. */
+    struct etl_scope sc;
+    int n = 0;
+    etl_scope_begin(f, &sc, false);
+    etl_walk_file(f, count_event, &n);
+    etl_scope_end(f, &sc);
+    etl_scope_replay(f, &sc);
+    ck_assert_int_eq(n, 2 + 12 - 2);
+    ck_assert_int_eq(log.count, 0);
+    ck_assert_uint_eq(etl_file_problems(f), 0);
+    /* A holding scope: reported and counted only at the replay. */
+    etl_scope_begin(f, &sc, true);
+    etl_walk_file(f, count_event, &n);
+    etl_scope_end(f, &sc);
+    ck_assert_int_eq(log.count, 0);
+    ck_assert_uint_eq(etl_file_problems(f), 0);
+    etl_scope_replay(f, &sc);
+    ck_assert_int_eq(log.count, 1);
+    ck_assert_uint_eq(log.offset, bad);
+    ck_assert_uint_eq(etl_file_problems(f), 1);
+    /* Outside any scope: reported at once. */
+    etl_walk_file(f, count_event, &n);
+    ck_assert_int_eq(log.count, 2);
+    ck_assert_uint_eq(etl_file_problems(f), 2);
+    etl_close(f);
 }
 END_TEST
 
@@ -433,40 +494,38 @@ START_TEST(file_damage)
     /* Damage the second event of the third buffer (offset 1024*3 + 0x48 + 0x18). */
     size_t bad = 1024 * 3 + 0x48 + 0x18;
     set32(&b, bad, 0x12345678);
-    const char *path = write_temp(&b);
-    struct etl_file f;
     struct diag_log log = { 0 };
-    ck_assert_int_eq(etl_open(&f, path, diag_cb, &log), ETL_OPEN_OK);
-    struct etl_streams s;
-    ck_assert(etl_streams_init(&s, &f));
+    enum etl_open_status st;
+    struct etl_file *f = open_bytes(&b, &log, &st);
+    ck_assert_int_eq(st, ETL_OPEN_OK);
+    struct etl_streams *s = etl_streams_new(f);
     struct collected c = { .n = 0 };
-    etl_merge_events(&s, collect, &c);
+    etl_merge_events(s, collect, &c);
     ck_assert_int_eq(log.count, 1);
     ck_assert_uint_eq(log.offset, bad);
     ck_assert_int_eq(c.n, 2 + 12 - 2);   /* the rest of that buffer is skipped */
-    etl_streams_free(&s);
-    etl_close(&f);
+    etl_streams_free(s);
+    etl_close(f);
 
     /* Truncated: the last buffer loses its tail; earlier events still read. */
     b.n -= 1024 - 0x48 - 0x18 - 4;
-    path = write_temp(&b);
     log.count = 0;
-    ck_assert_int_eq(etl_open(&f, path, diag_cb, &log), ETL_OPEN_OK);
+    f = open_bytes(&b, &log, &st);
+    ck_assert_int_eq(st, ETL_OPEN_OK);
     ck_assert_int_eq(log.count, 1);
     ck_assert_uint_eq(log.offset, 1024 * 4);
-    ck_assert(etl_streams_init(&s, &f));
+    s = etl_streams_new(f);
     c.n = 0;
-    etl_merge_events(&s, collect, &c);
+    etl_merge_events(s, collect, &c);
     ck_assert_int_eq(c.n, 2 + 12 - 2 - 2); /* damage above, and the cut */
-    etl_streams_free(&s);
-    etl_close(&f);
+    etl_streams_free(s);
+    etl_close(f);
 
     /* Not ETL at all. */
     memset(b.d, 'x', 4096);
     b.n = 4096;
-    path = write_temp(&b);
-    ck_assert_int_eq(etl_open(&f, path, diag_cb, &log), ETL_OPEN_NOT_ETL);
-    unlink(path);
+    ck_assert_ptr_null(open_bytes(&b, &log, &st));
+    ck_assert_int_eq(st, ETL_OPEN_NOT_ETL);
 }
 END_TEST
 
@@ -484,6 +543,7 @@ int main(void)
     tcase_add_test(tc, logfile_both_layouts);
     tcase_add_test(tc, file_order_and_merge);
     tcase_add_test(tc, file_damage);
+    tcase_add_test(tc, scopes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,125 @@
+/*
+ * dispatch.c - the dispatch table (see dispatch.h), sorted by HookId and
+ * searched by halving.
+ */
+#include "decode/dispatch.h"
+
+#include <string.h>
+
+/* Typed decoders: each wraps its family's decoder. */
+static bool dec_header_ext(const struct etl_event *ev, struct etl_cursor *c,
+                           struct etl_record *r)
+{
+    (void)ev;
+    if (etl_decode_header_ext(c, &r->u.ext))
+        return true;
+    r->problem = "header-extension event shorter than its group masks";
+    return false;
+}
+
+static bool dec_cswitch(const struct etl_event *ev, struct etl_cursor *c,
+                        struct etl_record *r)
+{
+    if (etl_decode_cswitch(ev, c, &r->u.sw))
+        return true;
+    r->problem = "CSwitch event too short";
+    return false;
+}
+
+static bool dec_batch(const struct etl_event *ev, struct etl_cursor *c,
+                      struct etl_record *r)
+{
+    (void)ev;
+    r->u.batch = *c; /* the switch reader expands it (decode/cswitch.c) */
+    return true;
+}
+
+static bool dec_process(const struct etl_event *ev, struct etl_cursor *c,
+                        struct etl_record *r)
+{
+    enum etl_pt_status st = etl_decode_process(ev, c, &r->u.proc, &r->at);
+    if (st != ETL_PT_OK)
+        r->problem = etl_pt_status_msg(st, true);
+    return st != ETL_PT_SHORT;
+}
+
+static bool dec_thread(const struct etl_event *ev, struct etl_cursor *c,
+                       struct etl_record *r)
+{
+    enum etl_pt_status st = etl_decode_thread(ev, c, &r->u.thr, &r->at);
+    if (st != ETL_PT_OK)
+        r->problem = etl_pt_status_msg(st, false);
+    return st != ETL_PT_SHORT;
+}
+
+#define HOOK(h, last, kind, name, fn) { h, last, NULL, 0, 0, 255, kind, name, fn }
+
+/* The table, sorted by HookId; ranges do not overlap but for versions. */
+static const struct etl_decoder table[] = {
+    HOOK(0x0000, 0x0000, ETL_REC_LOGFILE, "EventTrace/Header", NULL),
+    HOOK(0x0005, 0x0005, ETL_REC_HEADER_EXT, "EventTrace/Extension", dec_header_ext),
+    HOOK(0x0020, 0x0020, ETL_REC_HEADER_EXT, "EventTrace/EndExtension", dec_header_ext),
+    HOOK(0x0301, 0x0301, ETL_REC_PROCESS, "Process/Start", dec_process),
+    HOOK(0x0302, 0x0302, ETL_REC_PROCESS, "Process/End", dec_process),
+    HOOK(0x0303, 0x0303, ETL_REC_PROCESS, "Process/DCStart", dec_process),
+    HOOK(0x0304, 0x0304, ETL_REC_PROCESS, "Process/DCEnd", dec_process),
+    HOOK(0x030B, 0x030B, ETL_REC_PROCESS, "Process/Terminate", dec_process),
+    HOOK(0x0320, 0x0320, ETL_REC_PROCESS, "Process/PerfCtr", dec_process),
+    HOOK(0x0321, 0x0321, ETL_REC_PROCESS, "Process/PerfCtrRundown", dec_process),
+    HOOK(0x0327, 0x0327, ETL_REC_PROCESS, "Process/Defunct", dec_process),
+    HOOK(0x0501, 0x0501, ETL_REC_THREAD, "Thread/Start", dec_thread),
+    HOOK(0x0502, 0x0502, ETL_REC_THREAD, "Thread/End", dec_thread),
+    HOOK(0x0503, 0x0503, ETL_REC_THREAD, "Thread/DCStart", dec_thread),
+    HOOK(0x0504, 0x0504, ETL_REC_THREAD, "Thread/DCEnd", dec_thread),
+    HOOK(0x0524, 0x0524, ETL_REC_CSWITCH, "Thread/CSwitch", dec_cswitch),
+    HOOK(0x0525, 0x0525, ETL_REC_CSWITCH_BATCH, "Thread/CompactCSwitch", dec_batch),
+    HOOK(0x0548, 0x0548, ETL_REC_THREAD, "Thread/SetName", dec_thread),
+};
+
+/* The entry for everything else. */
+static const struct etl_decoder generic = { 0, 0xFFFF, NULL, 0, 0, 255, ETL_REC_NONE,
+                                            NULL, NULL };
+
+#define NTABLE (sizeof table / sizeof table[0])
+
+const struct etl_decoder *etl_dispatch(const struct etl_event *ev)
+{
+    if (!(ev->flags & ETL_EV_HOOK) || !etl_kind_is_kernel(ev->kind))
+        return &generic;
+    /* The first entry whose range does not end before the HookId, then the
+     * entries that start at or before it (versions may split a HookId). */
+    uint16_t h = ev->hook_id;
+    size_t lo = 0, hi = NTABLE;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (table[mid].hook_last < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    unsigned v = ev->version & 0xFFu;
+    for (size_t i = lo; i < NTABLE && table[i].hook <= h; i++)
+        if (v >= table[i].vmin && v <= table[i].vmax)
+            return &table[i];
+    return &generic;
+}
+
+bool etl_decode(const struct etl_event *ev, const struct etl_decoder *d,
+                struct etl_record *r)
+{
+    r->dec = d;
+    r->problem = NULL;
+    r->at = 0;
+    r->valid = false;
+    if (!d->decode)
+        return false;
+    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    r->valid = d->decode(ev, &c, r);
+    return r->valid;
+}
+
+enum etl_rec_kind etl_decode_event(const struct etl_event *ev, struct etl_record *r)
+{
+    const struct etl_decoder *d = etl_dispatch(ev);
+    return etl_decode(ev, d, r) ? (enum etl_rec_kind)d->kind : ETL_REC_NONE;
+}

@@ -1,0 +1,75 @@
+/*
+ * dispatch.h - the one table that says how each kind of event is decoded:
+ * {HookId range, or provider GUID and event id; version range; name;
+ * decoder}. Every view decodes an event through it, once per pass; an event
+ * no entry matches goes to the generic entry (no typed record), so nothing
+ * is dropped. Adding a decoder is a file of its own plus one table line.
+ */
+#ifndef ETLDUMP_DISPATCH_H
+#define ETLDUMP_DISPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cursor.h"
+#include "decode/cswitch.h"
+#include "decode/groupmask.h"
+#include "decode/process.h"
+#include "etl/etl.h"
+
+/* What a decoder makes of an event. */
+enum etl_rec_kind {
+    ETL_REC_NONE,           /* the generic entry: no typed record */
+    ETL_REC_LOGFILE,        /* the logfile header (decoded by the reader) */
+    ETL_REC_HEADER_EXT,     /* u.ext: group masks (§6) */
+    ETL_REC_CSWITCH,        /* u.sw: one context switch (§7) */
+    ETL_REC_CSWITCH_BATCH,  /* u.batch: a compact batch's payload (§8) */
+    ETL_REC_PROCESS,        /* u.proc (§14) */
+    ETL_REC_THREAD,         /* u.thr (§15) */
+};
+
+/* One decoded event. Strings and the batch cursor point into the event. */
+struct etl_record {
+    const struct etl_decoder *dec;
+    union {
+        struct etl_header_ext ext;
+        struct etl_switch sw;
+        struct etl_cursor batch;
+        struct etl_process_rec proc;
+        struct etl_thread_rec thr;
+    } u;
+    const char *problem;      /* what is wrong with the payload, or NULL */
+    size_t at;                /* where: a byte offset in the event's data */
+    bool valid;               /* u holds a record (possibly partial, see problem) */
+};
+
+/* Decodes an event's data, read through c (limited to the data), into r.
+ * Returns false when no record could be made (r->problem says why). */
+typedef bool (*etl_decode_fn)(const struct etl_event *ev, struct etl_cursor *c,
+                              struct etl_record *r);
+
+/* A table entry. */
+struct etl_decoder {
+    uint16_t hook, hook_last;   /* HookIds (kernel header kinds), inclusive */
+    const uint8_t *guid;        /* or a provider (non-kernel kinds), NULL if none */
+    uint16_t event_id;          /* with the provider */
+    uint8_t vmin, vmax;         /* versions */
+    uint8_t kind;               /* enum etl_rec_kind */
+    const char *name;           /* e.g. "Thread/CSwitch"; NULL when unknown */
+    etl_decode_fn decode;       /* NULL: nothing to decode */
+};
+
+/* Returns the entry for ev: never NULL (the generic entry matches all). */
+const struct etl_decoder *etl_dispatch(const struct etl_event *ev);
+
+/* Decodes ev with its entry d into r; false when there is no typed record
+ * (the generic entry, or a payload too damaged to give one: r->problem). */
+bool etl_decode(const struct etl_event *ev, const struct etl_decoder *d,
+                struct etl_record *r);
+
+/* Dispatches and decodes in one step; returns the record's kind
+ * (ETL_REC_NONE when there is none). */
+enum etl_rec_kind etl_decode_event(const struct etl_event *ev, struct etl_record *r);
+
+#endif

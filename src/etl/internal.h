@@ -1,0 +1,92 @@
+/*
+ * internal.h - what the reader's own files share and nothing else sees: the
+ * file, its buffer index, loading one buffer.
+ */
+#ifndef ETLDUMP_ETL_INTERNAL_H
+#define ETLDUMP_ETL_INTERNAL_H
+
+#include "etl/etl.h"
+
+/* WMI_BUFFER_HEADER (0x48 bytes; §2). */
+#define ETL_BUF_HEADER_SIZE 0x48u
+#define ETL_BUF_FLAG_FLUSH_MARKER 0x0001u
+#define ETL_BUF_FLAG_EVENTS_LOST 0x0002u
+#define ETL_BUF_FLAG_BUFFER_LOST 0x0004u
+#define ETL_BUF_FLAG_PROC_INDEX 0x0020u
+#define ETL_BUF_FLAG_COMPRESSED 0x0040u
+#define ETL_BUF_TYPE_HEADER 4u
+
+/* One entry of the buffer index, in file order: 16 bytes. `pos` holds the
+ * file offset (bits 0-47), the CPU (bits 48-58) and whether the buffer is
+ * read before all others (bit 59: a header buffer, or the first one). */
+struct etl_bufent {
+    uint64_t seq;             /* SequenceNumber */
+    uint64_t pos;
+};
+#define ETL_ENT_OFFSET(e) ((e)->pos & 0xFFFFFFFFFFFFull)
+#define ETL_ENT_CPU(e) ((uint16_t)(((e)->pos >> 48) & 0x7FFu))
+#define ETL_ENT_HEADER(e) ((((e)->pos >> 59) & 1u) != 0)
+
+/* One buffer's header fields, decoded when the buffer is loaded. */
+struct etl_buffer {
+    uint64_t offset;          /* in the file */
+    uint64_t seq;             /* SequenceNumber */
+    uint32_t size;            /* BufferSize, or the bytes present if truncated */
+    uint32_t saved_offset;
+    uint32_t offset_field;    /* Offset (+0x30) */
+    uint16_t cpu;
+    uint16_t flags;           /* BufferFlag */
+    uint16_t type;            /* BufferType */
+    uint8_t truncated;        /* the file ends inside this buffer */
+};
+
+struct etl_file {
+    int fd;                   /* -1 for a memory block */
+    bool own_fd;
+    const uint8_t *mem;       /* the memory block, or NULL */
+    uint64_t file_size;
+    char *name;
+    struct etl_logfile hdr;
+    struct etl_clock clock;
+    struct etl_bufent *ents;  /* the buffer index, in file order */
+    size_t nents, ents_cap;
+    struct etl_buffer_totals totals;
+    uint32_t max_buf;         /* largest buffer to load, bytes */
+    uint64_t problems;        /* diagnostics reported */
+    uint64_t inflated;        /* bytes decompressed so far (bounded in etl_load_buffer) */
+    struct etl_diag diag;
+    struct etl_scope *scope;  /* the innermost open scope */
+    bool nomem;
+};
+
+/* A loaded buffer: its bytes (decompressed) and the range holding events. */
+struct etl_loaded {
+    struct etl_buffer b;      /* the buffer's header fields */
+    uint8_t *mem;             /* the buffer, header included */
+    size_t cap;
+    uint8_t *zin;             /* compressed bytes as read from the file */
+    size_t zcap;
+    size_t end;               /* events lie in [0x48, end) */
+};
+
+/* Reads index entry e into l (decompressing it); false after reporting a
+ * problem. */
+bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_loaded *l);
+
+/* Frees a loaded buffer's memory. */
+void etl_loaded_free(struct etl_loaded *l);
+
+/* Reports a damaged record at offset off of buffer b; the rest of the buffer
+ * is skipped. */
+void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
+                           size_t off, const char *why);
+
+/* Fills the buffer fields of an event read from buffer b. */
+static inline void etl_event_in_buffer(struct etl_event *ev, const struct etl_buffer *b)
+{
+    ev->cpu = b->cpu;
+    ev->buffer_offset = b->offset;
+    ev->compressed = (b->flags & ETL_BUF_FLAG_COMPRESSED) != 0;
+}
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * etldump.h - libetldump, the library under the etldump tool: read Windows
+ * Event Trace Log (ETL) files and print what they hold through a table
+ * printer. This is the one header a program using the library includes.
+ *
+ * A run: create an output (etl_out_new) and a printer over it
+ * (etl_printer_new), call etl_dump once per input with the view to show,
+ * then etl_printer_finish and free both. The library never exits and never
+ * writes to standard error itself: problems, warnings and open failures go
+ * to the callbacks of struct etl_messages.
+ */
+#ifndef ETLDUMP_H
+#define ETLDUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- outputs and printers -------------------------------------------------- */
+
+/* A buffered output over a file descriptor that remembers its first error. */
+struct etl_out;
+
+/* Creates an output writing to fd (not closed by the library); NULL when
+ * out of memory. */
+struct etl_out *etl_out_new(int fd);
+/* Returns the errno of the first failed write (ENOMEM when a printer ran
+ * out of memory), 0 if none. */
+int etl_out_error(const struct etl_out *o);
+/* Frees the output (without flushing it; NULL is allowed). */
+void etl_out_free(struct etl_out *o);
+
+/* How times are shown. */
+enum etl_time_mode {
+    ETL_TIME_REL,   /* seconds since the trace started */
+    ETL_TIME_RAW,   /* clock ticks as recorded */
+    ETL_TIME_ABS,   /* UTC, ISO 8601 */
+};
+
+struct etl_printer;
+
+/* Returns true if a printer called name exists ("text", "csv", "xml",
+ * "json"). */
+bool etl_printer_exists(const char *name);
+/* Creates the printer called name over out; NULL if unknown or out of
+ * memory. */
+struct etl_printer *etl_printer_new(const char *name, struct etl_out *out,
+                                    enum etl_time_mode time_mode);
+/* Ends the document (XML) and flushes; 0, or -1 after a write error. */
+int etl_printer_finish(struct etl_printer *p);
+/* Frees a printer (NULL is allowed). */
+void etl_printer_free(struct etl_printer *p);
+
+/* ---- what to show ------------------------------------------------------------ */
+
+enum etl_view_kind {
+    ETL_VIEW_SWITCHES,  /* context switches (the default) */
+    ETL_VIEW_EVENTS,    /* every event record in time order */
+    ETL_VIEW_INFO,      /* the trace header, names, group-mask changes */
+    ETL_VIEW_STATS,     /* the census */
+    ETL_VIEW_SUMMARY,   /* the scheduling summary */
+};
+
+/* Filters choose rows; see etldump(1). */
+struct etl_filter;
+
+enum etl_filter_opt {
+    ETL_FILTER_CPU,       /* LIST of processors */
+    ETL_FILTER_TID,       /* LIST of thread IDs */
+    ETL_FILTER_PID,       /* LIST of process IDs */
+    ETL_FILTER_PROCESS,   /* image names, comma-separated */
+    ETL_FILTER_RANGE,     /* START:END in seconds since the trace started */
+    ETL_FILTER_HOOK,      /* LIST of HookIds */
+};
+
+/* Creates an empty filter (matches everything); NULL when out of memory. */
+struct etl_filter *etl_filter_new(void);
+/* Adds one option's argument; false with a message in err (no option name
+ * in it) when the argument is malformed or memory ran out. Repeating an
+ * option adds to its list. */
+bool etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
+                    char *err, size_t errcap);
+/* Returns true if any filter is set (f may be NULL). */
+bool etl_filter_any(const struct etl_filter *f);
+/* Returns true if a HookId filter is set. */
+bool etl_filter_has_hook(const struct etl_filter *f);
+/* Frees a filter (NULL is allowed). */
+void etl_filter_free(struct etl_filter *f);
+
+struct etl_view_opts {
+    enum etl_view_kind view;
+    unsigned max_wait_reason;   /* compact switches' state bias; 0: from the build */
+    bool strict;                /* stop at the first problem */
+    const struct etl_filter *filter; /* rows to print (NULL: all) */
+};
+
+/* ---- running ------------------------------------------------------------------- */
+
+/* Where messages about an input go (any callback may be NULL). name is the
+ * input's name as given in struct etl_input. */
+struct etl_messages {
+    void *ctx;
+    /* Damaged data at a file offset (also handed to the printer). */
+    void (*problem)(void *ctx, const char *name, uint64_t offset, const char *msg);
+    /* Something a user should know that is not damage. */
+    void (*warning)(void *ctx, const char *name, const char *msg);
+    /* The input cannot be opened or read (msg: the system's reason). */
+    void (*unreadable)(void *ctx, const char *name, const char *msg);
+};
+
+/* One input: a path, an open descriptor (fd >= 0; not closed) or a memory
+ * block (data, len; not copied), and the name messages call it by. */
+struct etl_input {
+    const char *name;
+    const char *path;
+    int fd;
+    const void *data;
+    size_t len;
+};
+
+/* How a run over one input ended, worst last. */
+enum etl_result {
+    ETL_RESULT_CLEAN = 0,    /* everything was read */
+    ETL_RESULT_DAMAGED,      /* output complete, damaged data skipped */
+    ETL_RESULT_UNREADABLE,   /* the input cannot be read or is not ETL */
+    ETL_RESULT_WRITE,        /* the output could not be written */
+    ETL_RESULT_NOMEM,        /* memory ran out */
+};
+
+/* Dumps one input with the view o->view through p: the printer's file
+ * element, the trace info when the printer or the view wants it, then the
+ * view. Returns how it ended. */
+enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts *o,
+                         struct etl_printer *p, const struct etl_messages *m);
+
+/* ---- views that read no trace --------------------------------------------------- */
+
+/* Checks a --groupmask list; 0, or -1 with the reason in err. */
+int etl_groupmask_check(const char *list, char *err, size_t cap);
+/* Prints the group mask of a list (one row per mask); 0, or -1 after a
+ * write error (the list must have passed etl_groupmask_check). */
+int etl_run_groupmask(struct etl_printer *p, const char *list);
+
+/* Checks the layout options of --logger-context; 0, or -1 with the reason
+ * in err. */
+int etl_logger_context_check(const char *windows, const char *arch, char *err, size_t cap);
+/* Decodes and prints the WMI_LOGGER_CONTEXT at spec "FILE[@OFFSET]" in the
+ * layout of Windows version `windows` (6.1, 6.2, 6.3, 10.0) and `arch` (x86,
+ * x64). Returns 0; -1 after a write error; -2 when the input cannot be read
+ * or is too short, with the message ("FILE: offset 0x...: what") in err;
+ * -3 when out of memory. */
+int etl_run_logger_context(struct etl_printer *p, const char *spec, const char *windows,
+                           const char *arch, char *err, size_t cap);
+
+#endif

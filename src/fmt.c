@@ -1,0 +1,262 @@
+/*
+ * fmt.c - number, time, GUID and text formatting (see fmt.h).
+ */
+#include "fmt.h"
+
+#include <string.h>
+
+#include "cursor.h"
+
+/* FILETIME ticks (100 ns) per second. */
+#define FT_PER_SEC 10000000LL
+
+/* Two decimal digits for every value 0-99. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Returns the number of decimal digits of v. */
+static size_t digits_u64(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 10000) {
+        v /= 10000;
+        n += 4;
+    }
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+size_t etl_fmt_u64(uint64_t v, char *out)
+{
+    size_t n = digits_u64(v);
+    char *p = out + n;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        p[0] = digit_pairs[2 * r];
+        p[1] = digit_pairs[2 * r + 1];
+    }
+    if (v >= 10) {
+        p[-2] = digit_pairs[2 * v];
+        p[-1] = digit_pairs[2 * v + 1];
+    } else {
+        p[-1] = (char)('0' + v);
+    }
+    return n;
+}
+
+size_t etl_fmt_i64(int64_t v, char *out)
+{
+    if (v >= 0)
+        return etl_fmt_u64((uint64_t)v, out);
+    out[0] = '-';
+    return 1 + etl_fmt_u64(0 - (uint64_t)v, out + 1);
+}
+
+size_t etl_fmt_hex(uint64_t v, int digits, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    out[0] = '0';
+    out[1] = 'x';
+    int n = digits;
+    while (n < 16 && (v >> (4 * n)) != 0)
+        n++;
+    for (int i = 0; i < n; i++)
+        out[2 + i] = hex[(v >> (4 * (n - 1 - i))) & 0xF];
+    return (size_t)n + 2;
+}
+
+size_t etl_fmt_seconds(int64_t ns, int decimals, char *out)
+{
+    size_t n = 0;
+    uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    if (ns < 0)
+        out[n++] = '-';
+    uint64_t scale = 1;
+    for (int i = decimals; i < 9; i++)
+        scale *= 10;
+    a /= scale; /* truncate to the requested precision */
+    uint64_t unit = 1;
+    for (int i = 0; i < decimals; i++)
+        unit *= 10;
+    n += etl_fmt_u64(a / unit, out + n);
+    out[n++] = '.';
+    uint64_t frac = a % unit;
+    for (int i = decimals - 1; i >= 0; i--) {
+        out[n + (size_t)i] = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    return n + (size_t)decimals;
+}
+
+/* Converts days since 1970-01-01 to a civil date (proleptic Gregorian). */
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    uint64_t doe = (uint64_t)(z - era * 146097);
+    uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t yy = (int64_t)yoe + era * 400;
+    uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    uint64_t mp = (5 * doy + 2) / 153;
+    *d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yy + (*m <= 2);
+}
+
+/* Writes n as exactly w decimal digits. */
+static size_t fmt_fixed(uint64_t n, int w, char *out)
+{
+    for (int i = w - 1; i >= 0; i--) {
+        out[i] = (char)('0' + n % 10);
+        n /= 10;
+    }
+    return (size_t)w;
+}
+
+size_t etl_filetime_iso(int64_t ft, char *out)
+{
+    /* FILETIME counts 100 ns since 1601-01-01; 11644473600 s separate the epochs. */
+    int64_t secs = ft / FT_PER_SEC - 11644473600LL;
+    int64_t frac = ft % FT_PER_SEC;
+    if (frac < 0) {
+        frac += FT_PER_SEC;
+        secs--;
+    }
+    int64_t days = secs / 86400, rem = secs % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    int64_t y;
+    unsigned mo, d;
+    civil_from_days(days, &y, &mo, &d);
+    size_t n = 0;
+    if (y < 0 || y > 9999)
+        y = y < 0 ? 0 : 9999;
+    n += fmt_fixed((uint64_t)y, 4, out + n);
+    out[n++] = '-';
+    n += fmt_fixed(mo, 2, out + n);
+    out[n++] = '-';
+    n += fmt_fixed(d, 2, out + n);
+    out[n++] = 'T';
+    n += fmt_fixed((uint64_t)(rem / 3600), 2, out + n);
+    out[n++] = ':';
+    n += fmt_fixed((uint64_t)(rem / 60 % 60), 2, out + n);
+    out[n++] = ':';
+    n += fmt_fixed((uint64_t)(rem % 60), 2, out + n);
+    out[n++] = '.';
+    n += fmt_fixed((uint64_t)frac, 7, out + n);
+    out[n++] = 'Z';
+    out[n] = '\0';
+    return n;
+}
+
+void etl_guid_str(const uint8_t g[16], char out[37])
+{
+    static const char hex[] = "0123456789abcdef";
+    /* Data1, Data2 and Data3 are little-endian; Data4 is bytes in order. */
+    static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+    size_t o = 0;
+    for (size_t i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out[o++] = '-';
+        out[o++] = hex[g[order[i]] >> 4];
+        out[o++] = hex[g[order[i]] & 0xF];
+    }
+    out[o] = '\0';
+}
+
+size_t etl_utf8_decode(const unsigned char *s, unsigned *cp)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    unsigned v = c & (0x7Fu >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        v = (v << 6) | (s[i] & 0x3Fu);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v < 0xE000))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+/* Writes code point cp as UTF-8 into out[*o..cap-1); false if it does not fit. */
+static bool put_utf8(char *out, size_t cap, size_t *o, uint32_t cp)
+{
+    uint8_t b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (uint8_t)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (uint8_t)(0xC0 | (cp >> 6));
+        b[1] = (uint8_t)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (uint8_t)(0xE0 | (cp >> 12));
+        b[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (uint8_t)(0xF0 | (cp >> 18));
+        b[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        b[3] = (uint8_t)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    if (*o + n >= cap)
+        return false;
+    memcpy(out + *o, b, n);
+    *o += n;
+    return true;
+}
+
+size_t etl_utf16z(const uint8_t *p, size_t len, char *out, size_t cap)
+{
+    size_t i = 0, o = 0;
+    bool full = false;
+    while (len - i >= 2) {
+        uint32_t u = etl_le16(p + i);
+        i += 2;
+        if (u == 0)
+            break;
+        if (u >= 0xD800 && u < 0xDC00 && len - i >= 2) {
+            uint32_t lo = etl_le16(p + i);
+            if (lo >= 0xDC00 && lo < 0xE000) {
+                i += 2;
+                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+            } else {
+                u = 0xFFFD;
+            }
+        } else if (u >= 0xD800 && u < 0xE000) {
+            u = 0xFFFD; /* unpaired surrogate */
+        }
+        if (!full)
+            full = !put_utf8(out, cap, &o, u);
+    }
+    if (cap)
+        out[o] = '\0';
+    return i;
+}

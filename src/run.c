@@ -1,0 +1,186 @@
+/*
+ * run.c - the library's entry points (etldump.h): one input through one
+ * view and one printer, and the views that read no trace.
+ */
+#include "etldump.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/groupmask.h"
+#include "decode/loggerctx.h"
+#include "etl/etl.h"
+#include "print/printer.h"
+#include "view/groupmask.h"
+#include "view/loggerctx.h"
+#include "view/view.h"
+
+/* Messages about one input on their way to the tool and the printer. */
+struct run_ctx {
+    const struct etl_messages *m;
+    const char *name;
+    struct etl_printer *p;
+};
+
+/* A problem goes into the output (where the format has room for it) and to
+ * the tool. */
+static void run_problem(void *vctx, uint64_t offset, const char *msg)
+{
+    struct run_ctx *x = vctx;
+    etl_print_problem(x->p, offset, msg);
+    if (x->m && x->m->problem)
+        x->m->problem(x->m->ctx, x->name, offset, msg);
+}
+
+static void run_warning(void *vctx, const char *msg)
+{
+    struct run_ctx *x = vctx;
+    if (x->m && x->m->warning)
+        x->m->warning(x->m->ctx, x->name, msg);
+}
+
+int etl_run_view(struct etl_printer *p, struct etl_file *f, const struct etl_view_opts *o)
+{
+    p->clock = *etl_file_clock(f);
+    int rc = 0;
+    if (o->view == ETL_VIEW_INFO || p->ops->wants_info)
+        rc = etl_view_info_scan(p, f, o->view == ETL_VIEW_INFO);
+    if (rc != 0 || etl_file_is_nomem(f))
+        return rc;
+    switch (o->view) {
+    case ETL_VIEW_INFO:
+        return 0;
+    case ETL_VIEW_STATS:
+        return etl_view_stats(p, f, o);
+    case ETL_VIEW_EVENTS:
+        return etl_view_events(p, f, o);
+    case ETL_VIEW_SUMMARY:
+        return etl_view_summary(p, f, o);
+    default:
+        return etl_view_switches(p, f, o);
+    }
+}
+
+/* The result of a run that could not write its output. */
+static enum etl_result write_failed(const struct etl_printer *p)
+{
+    return p->out->err == ENOMEM ? ETL_RESULT_NOMEM : ETL_RESULT_WRITE;
+}
+
+/* Opens an input; NULL on failure (*st says why). */
+static struct etl_file *open_input(const struct etl_input *in, const struct etl_diag *d,
+                                   enum etl_open_status *st)
+{
+    if (in->path)
+        return etl_open_path(in->path, d, st);
+    if (in->fd >= 0)
+        return etl_open_fd(in->fd, in->name, d, st);
+    return etl_open_mem(in->data, in->len, in->name, d, st);
+}
+
+enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts *o,
+                         struct etl_printer *p, const struct etl_messages *m)
+{
+    /* The file's element opens first, so problems found while indexing the
+     * buffers are recorded inside it. */
+    struct run_ctx x = { m, in->name, p };
+    if (etl_print_begin_file(p, in->name) != 0)
+        return write_failed(p);
+    struct etl_diag d = { run_problem, run_warning, &x };
+    enum etl_open_status st;
+    struct etl_file *f = open_input(in, &d, &st);
+    if (!f) {
+        if (st == ETL_OPEN_NOMEM)
+            return ETL_RESULT_NOMEM;
+        if (st == ETL_OPEN_IO) {
+            const char *why = strerror(errno);
+            etl_print_problem(p, 0, why);
+            if (m && m->unreadable)
+                m->unreadable(m->ctx, in->name, why);
+        } else {
+            run_problem(&x, 0, "not an ETL file (no logfile header at the start)");
+        }
+        return etl_print_end_file(p) != 0 ? write_failed(p) : ETL_RESULT_UNREADABLE;
+    }
+    int rc = etl_run_view(p, f, o);
+    if (rc == 0 && !etl_file_is_nomem(f))
+        rc = etl_print_end_file(p);
+    enum etl_result res = ETL_RESULT_CLEAN;
+    if (etl_file_is_nomem(f))
+        res = ETL_RESULT_NOMEM;
+    else if (rc != 0)
+        res = write_failed(p);
+    else if (etl_file_problems(f))
+        res = ETL_RESULT_DAMAGED;
+    etl_close(f);
+    return res;
+}
+
+int etl_groupmask_check(const char *list, char *err, size_t cap)
+{
+    struct etl_groupmask gm;
+    char bad[64];
+    switch (etl_groupmask_parse(list, &gm, bad, sizeof bad)) {
+    case ETL_GM_OK:
+        return 0;
+    case ETL_GM_UNKNOWN:
+        snprintf(err, cap, "--groupmask: unknown name '%s' (PERF_* or "
+                 "EVENT_TRACE_FLAG_* names, or 32-bit values)", bad);
+        return -1;
+    case ETL_GM_RANGE:
+        snprintf(err, cap, "--groupmask: '%s' is not a 32-bit value", bad);
+        return -1;
+    default:
+        snprintf(err, cap, "--groupmask: empty item in '%s'", list);
+        return -1;
+    }
+}
+
+int etl_run_groupmask(struct etl_printer *p, const char *list)
+{
+    struct etl_groupmask gm;
+    char bad[64];
+    if (etl_groupmask_parse(list, &gm, bad, sizeof bad) != ETL_GM_OK)
+        return -1;
+    return etl_view_groupmask(p, &gm);
+}
+
+int etl_logger_context_check(const char *windows, const char *arch, char *err, size_t cap)
+{
+    enum etl_win win;
+    enum etl_arch ar;
+    if (!windows || !arch) {
+        snprintf(err, cap, "--logger-context needs --windows=6.1|6.2|6.3|10.0 and "
+                 "--arch=x86|x64");
+        return -1;
+    }
+    if (!etl_win_parse(windows, &win)) {
+        snprintf(err, cap, "--windows takes 6.1, 6.2, 6.3 or 10.0");
+        return -1;
+    }
+    if (!etl_arch_parse(arch, &ar)) {
+        snprintf(err, cap, "--arch takes x86 or x64");
+        return -1;
+    }
+    return 0;
+}
+
+int etl_run_logger_context(struct etl_printer *p, const char *spec, const char *windows,
+                           const char *arch, char *err, size_t cap)
+{
+    enum etl_win win;
+    enum etl_arch ar;
+    if (!etl_win_parse(windows, &win) || !etl_arch_parse(arch, &ar)) {
+        snprintf(err, cap, "bad layout");
+        return -2;
+    }
+    char *path;
+    uint64_t offset;
+    if (!etl_lc_spec_parse(spec, &path, &offset))
+        return -3;
+    int rc = etl_view_logger_context(p, path, offset, win, ar, err, cap);
+    free(path);
+    return rc;
+}
