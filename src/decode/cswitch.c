@@ -30,7 +30,7 @@
 #define CC_HEADER 0x58
 #define CC_SLOTS 16
 
-/* KTHREAD_STATE Waiting and the highest state (seed 000). */
+/* KTHREAD_STATE Waiting and the highest state (format.md §8.4, §9.2). */
 #define STATE_WAITING 5
 #define STATE_MAX 9
 
@@ -84,7 +84,7 @@ bool etl_decode_cswitch(const struct etl_event *ev, struct etl_cursor *c,
 
 unsigned etl_max_wait_reason_for_build(uint32_t build)
 {
-    /* KWAIT_REASON grew with Windows (spec 8.4): 0x1B in XP, 0x25 in Vista
+    /* KWAIT_REASON grew with Windows (format.md §8.4): 0x1B in XP, 0x25 in Vista
      * and 7, 0x27 in Windows 10 up to 2004-22H2 (19041-19045, one kernel),
      * 0x2A in Windows 11. Builds between the documented points are inferred. */
     if (build < 6000)

@@ -1,6 +1,6 @@
 /*
- * groupmask.c - PERFINFO_GROUPMASK names (seed 003, Microsoft's NTWMI.H
- * names), list parsing and the ETW_KERNEL_HEADER_EXTENSION payload (spec 6).
+ * groupmask.c - PERFINFO_GROUPMASK names (doc/format.md §6.3-§6.5, Microsoft's NTWMI.H
+ * names), list parsing and the ETW_KERNEL_HEADER_EXTENSION payload (§6.2).
  */
 #include "decode/groupmask.h"
 

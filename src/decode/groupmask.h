@@ -1,9 +1,9 @@
 /*
- * groupmask.h - PERFINFO_GROUPMASK (seed 003): the eight 32-bit masks that
+ * groupmask.h - PERFINFO_GROUPMASK (doc/format.md §6.3-§6.5): the eight 32-bit masks that
  * say which kinds of kernel event an NT Kernel Logger session records, their
  * PERF_* names, the EVENT_TRACE_FLAG_* names of Masks[0] (the EnableFlags),
  * parsing of name and value lists, and ETW_KERNEL_HEADER_EXTENSION, the
- * payload of the header-extension events (spec section 6).
+ * payload of the header-extension events (§6.2).
  *
  * A PERF_* value is "conventional": its top three bits select the mask
  * (0-7) and its low 29 bits are the bits in that mask, e.g.
@@ -21,7 +21,7 @@
 
 #define ETL_GROUPMASK_MASKS 8
 
-/* HookIds of the events carrying ETW_KERNEL_HEADER_EXTENSION (spec 6):
+/* HookIds of the events carrying ETW_KERNEL_HEADER_EXTENSION (§6.1):
  * WMI_LOG_TYPE_HEADER_EXTENSION and WMI_LOG_TYPE_GROUP_MASKS_END. */
 #define ETL_HOOK_HEADER_EXTENSION 0x0005u
 #define ETL_HOOK_GROUP_MASKS_END 0x0020u

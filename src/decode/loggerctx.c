@@ -1,5 +1,5 @@
 /*
- * loggerctx.c - WMI_LOGGER_CONTEXT layouts (seed 004: offsets from
+ * loggerctx.c - WMI_LOGGER_CONTEXT layouts (doc/format.md §13: offsets from
  * Microsoft's symbol files for Windows 7 and later) and their decoder.
  * Every value is read by hand, little-endian, through a bounds-checked
  * cursor; nothing is cast onto the input.
@@ -196,7 +196,7 @@ const struct etl_lc_field etl_lc_fields[LC_FIELD_COUNT] = {
         OFF(NA, NA, NA, 0x284, NA, NA, NA, 0x390) },
 };
 
-/* Structure sizes (seed 004 "Layout"). */
+/* Structure sizes (format.md §13.1). */
 static const uint16_t lc_sizes[ETL_ARCH_COUNT][ETL_WIN_COUNT] = {
     { 0x238, 0x270, 0x278, 0x288 },
     { 0x330, 0x378, 0x378, 0x398 },

@@ -1,11 +1,11 @@
 /*
  * loggerctx.h - WMI_LOGGER_CONTEXT, the kernel's record of an event tracing
  * session, decoded from a raw memory image with the per-version layouts of
- * seed 004 (Windows 6.1, 6.2, 6.3 and 10.0; x86 and x64).
+ * doc/format.md §13 (Windows 6.1, 6.2, 6.3 and 10.0; x86 and x64).
  *
- * Every field of the seed's table has an entry in etl_lc_fields with its
+ * Every field of the table in §13.2 has an entry in etl_lc_fields with its
  * offset in each layout (ETL_LC_ABSENT where that version has no such
- * field). Structures the seed does not lay out (KEVENT, KTIMER, ...) are
+ * field). Structures §13.2 does not lay out (KEVENT, KTIMER, ...) are
  * kept as their bytes, up to the next field of the layout.
  */
 #ifndef ETLDUMP_LOGGERCTX_H
@@ -39,12 +39,12 @@ enum etl_lc_type {
 
 struct etl_lc_field {
     const char *column;    /* column name (the field name in snake_case) */
-    const char *name;      /* the field's name in the seed */
+    const char *name;      /* the field's name in §13.2 */
     enum etl_lc_type type;
     uint16_t off[ETL_ARCH_COUNT][ETL_WIN_COUNT];
 };
 
-/* Field indexes into etl_lc_fields, in the order of the seed's table. */
+/* Field indexes into etl_lc_fields, in the order of the table in §13.2. */
 enum etl_lc_index {
     LC_LOGGER_ID, LC_BUFFER_SIZE, LC_MAXIMUM_EVENT_SIZE, LC_COLLECTION_ON,
     LC_LOGGER_MODE, LC_ACCEPT_NEW_EVENTS, LC_EVENT_MARKER, LC_ERROR_MARKER,

@@ -1,5 +1,5 @@
 /*
- * modes.c - logger mode bits and clock types by name (seed 004, NTWMI.H and
+ * modes.c - logger mode bits and clock types by name (doc/format.md §9.4, §9.5; NTWMI.H and
  * EVNTRACE.H names), and the flag-word formatter the other name tables use.
  */
 #include "decode/modes.h"

@@ -1,7 +1,7 @@
 /*
  * modes.h - names of the numbers that say how a trace was recorded: the
  * logger mode (LogFileMode, WMI_LOGGER_CONTEXT.LoggerMode) bit by bit and
- * the clock type by its full EVENT_TRACE_CLOCK_* name (seed 004), and a
+ * the clock type by its full EVENT_TRACE_CLOCK_* name (format.md §9.4), and a
  * formatter for flag words: the names of the set bits, then any bits left
  * over in hex.
  */
@@ -16,7 +16,7 @@
 /* The separator etl_flags_str puts between names. */
 #define ETL_FLAGS_SEP '|'
 
-/* EVENT_TRACE_* logger mode bits (seed 004 "Logger Mode"). */
+/* EVENT_TRACE_* logger mode bits (format.md §9.5). */
 extern const struct etl_name etl_logger_mode_names[];
 extern const size_t etl_logger_mode_count;
 

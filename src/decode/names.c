@@ -1,7 +1,7 @@
 /*
  * names.c - enumeration names: KWAIT_REASON (PHNT ntkeapi.h, MS-CSW, VERG),
  * KTHREAD_STATE (GC-KTS), KPROCESSOR_MODE (MS-CSW), clock types (MS-WNODE),
- * as collected in etl-format.md section 9.
+ * as collected in doc/format.md §9.
  */
 #include "decode/names.h"
 

@@ -1,5 +1,5 @@
 /*
- * names.h - name tables for the enumerations etldump prints (spec section 9).
+ * names.h - name tables for the enumerations etldump prints (doc/format.md §9).
  * Unknown values have no name: callers print the number instead.
  */
 #ifndef ETLDUMP_NAMES_H

@@ -1,24 +1,24 @@
 /*
  * process.c - Process and Thread event payloads.
  *
- * Layouts from the project's reference process-thread-events.md:
- *   Process (section 2): version 0 (ProcessId and ParentId pointer-sized,
+ * Layouts from doc/format.md §14 and §15:
+ *   Process (§14): version 0 (ProcessId and ParentId pointer-sized,
  *   UserSID, ImageFileName), 1 (PageDirectoryBase, ProcessId, ParentId,
  *   SessionId, ExitStatus, UserSID, ImageFileName), 2 (as 1 with
  *   UniqueProcessKey first, then CommandLine), 3 (as 2 with
  *   DirectoryTableBase before UserSID), 4 (as 3 with Flags before UserSID and
  *   PackageFullName, ApplicationId at the end), 5 (Defunct: as 4 plus
  *   ExitTime). A later version is read as its version 4/5 prefix.
- *   UserSID (section 1.4): a u32 of zero is the whole blob (4 bytes);
+ *   UserSID (§14.3): a u32 of zero is the whole blob (4 bytes);
  *   otherwise TOKEN_USER (two pointers, the second half padding), then a SID
  *   of 8 + 4 * SubAuthorityCount bytes.
- *   Thread (section 3): version 0 (TThreadId, ProcessId), 1 (ProcessId,
+ *   Thread (§15.2, §15.3): version 0 (TThreadId, ProcessId), 1 (ProcessId,
  *   TThreadId, six pointers and WaitMode, or just the two IDs in 8 bytes), 2
  *   (two IDs, seven pointers, SubProcessTag), 3 and later (as 2 with
  *   BasePriority, PagePriority, IoPriority, ThreadFlags, then a UTF-16
  *   ThreadName when at least two bytes remain, whatever the version says).
- *   SetName (section 4): ProcessId, ThreadId, UTF-16 ThreadName.
- *   Terminate and PerfCtr (section 2.7): a leading ProcessId is all we read.
+ *   SetName (§15.4): ProcessId, ThreadId, UTF-16 ThreadName.
+ *   Terminate and PerfCtr (§14.8): a leading ProcessId is all we read.
  * ANSI strings end at one NUL byte, UTF-16 strings at one zero unit; neither
  * is aligned. Strings are searched for within the payload only.
  */
@@ -273,7 +273,7 @@ enum etl_pt_status etl_decode_thread(const struct etl_event *ev, struct etl_curs
         return ETL_PT_SHORT;
     }
     /* ThreadName: present on Windows 10 1903 and later although the version
-     * stays 3; the rule is "two bytes or more left" (reference 3.1). */
+     * stays 3; the rule is "two bytes or more left" (format.md §15.2). */
     if (v >= 3 && etl_cur_left(&c) >= 2) {
         *at = c.pos;
         if (!read_utf16(&c, &r->name))

@@ -8,12 +8,12 @@
 
 #include "cursor.h"
 
-/* Marker bits of the first dword (spec 3.1). */
+/* Marker bits of the first dword (§3.1). */
 #define MARK_TRACE_HEADER 0x80000000u
 #define MARK_EVENT_TRACE 0x40000000u
 #define MARK_ULONG32_TIME 0x20000000u
 #define MARK_MESSAGE 0x10000000u
-/* PERFINFO extended-item bits (spec 3.4). */
+/* PERFINFO extended-item bits (§3.4). */
 #define MARK_PEBS 0x00008000u
 #define MARK_PMC_MASK 0x00000700u
 #define MARK_PMC_SHIFT 8
@@ -43,7 +43,7 @@ const char *etl_kind_name(unsigned kind)
     return kind < ETL_KIND_COUNT ? kind_names[kind] : "UNKNOWN";
 }
 
-/* Fills the fields shared by SYSTEM and COMPACT headers (spec 3.3). */
+/* Fills the fields shared by SYSTEM and COMPACT headers (§3.3). */
 static void parse_system(struct etl_cursor *c, struct etl_event *ev)
 {
     etl_cur_seek(c, 0);
@@ -58,7 +58,7 @@ static void parse_system(struct etl_cursor *c, struct etl_event *ev)
 }
 
 /* Fills the fields of an EVENT_TRACE_HEADER, also the start of INSTANCE
- * headers (spec 3.5, 3.6). */
+ * headers (§3.5, §3.6). */
 static void parse_full(struct etl_cursor *c, struct etl_event *ev)
 {
     etl_cur_seek(c, 4);
@@ -72,7 +72,7 @@ static void parse_full(struct etl_cursor *c, struct etl_event *ev)
     ev->flags = ETL_EV_TS | ETL_EV_GUID | ETL_EV_TID | ETL_EV_OPCODE | ETL_EV_VERSION;
 }
 
-/* Fills an EVENT_HEADER and steps over its extended data items (spec 3.8);
+/* Fills an EVENT_HEADER and steps over its extended data items (§3.8);
  * returns the offset of the user data or 0 if the items are damaged. */
 static size_t parse_event_header(struct etl_cursor *c, struct etl_event *ev)
 {
@@ -111,7 +111,7 @@ static size_t parse_event_header(struct etl_cursor *c, struct etl_event *ev)
     return pos;
 }
 
-/* Fills a MESSAGE_TRACE_HEADER's optional items (spec 3.7); returns the offset
+/* Fills a MESSAGE_TRACE_HEADER's optional items (§3.7); returns the offset
  * of the argument bytes. */
 static size_t parse_message(struct etl_cursor *c, struct etl_event *ev)
 {
@@ -264,7 +264,7 @@ enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off
     }
     ev->data = p + data_off;
     ev->data_len = (uint32_t)(size - data_off);
-    /* Records are 8-byte aligned relative to the buffer start (spec 3.1). */
+    /* Records are 8-byte aligned relative to the buffer start (§3.1). */
     *next = off + ((size + 7u) & ~(size_t)7u);
     return ETL_PARSE_OK;
 }

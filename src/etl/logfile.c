@@ -1,7 +1,7 @@
 /*
  * logfile.c - the logfile header event (HookId 0x0000): TRACE_LOGFILE_HEADER in
  * its 32- and 64-bit layouts, followed by the logger and log file names.
- * Layout: etl-format.md section 4 (GC-TLH, MS-TLH). The header kind of the
+ * Layout: doc/format.md §4. The header kind of the
  * event (SYSTEM32 or SYSTEM64) selects the layout: pointer-sized members move
  * every later field by 8 bytes in the 64-bit form.
  */

@@ -2,7 +2,7 @@
  * Plain LZ77 decompressor for compressed ETL buffers.
  *
  * Format source: Microsoft [MS-XCA] "Plain LZ77" (COMPRESSION_FORMAT_XPRESS),
- * as summarised in the etldump format notes, section 10 ("Compressed ETL
+ * as summarised in doc/format.md §10 ("Compressed ETL
  * files"). The stream is a sequence of 32-bit little-endian flag words, each
  * governing the next 32 items, most significant bit first: a 0 bit is one
  * literal byte, a 1 bit is a 16-bit little-endian match word (distance =

@@ -2,7 +2,7 @@
  * Plain LZ77 decompression for compressed ETL buffers.
  *
  * Format: Microsoft [MS-XCA] "Plain LZ77" (COMPRESSION_FORMAT_XPRESS), as
- * described in the etldump format notes, section 10 ("Compressed ETL files").
+ * described in doc/format.md §10 ("Compressed ETL files").
  */
 #ifndef ETL_LZ77_H
 #define ETL_LZ77_H

@@ -1,7 +1,7 @@
 /*
  * groupmask.c - the group masks a trace carries (header-extension events,
- * HookId 0x0005 and 0x0020: ETW_KERNEL_HEADER_EXTENSION, spec section 6),
- * named per seed 003; the table of their changes; the --groupmask view; and
+ * HookId 0x0005 and 0x0020: ETW_KERNEL_HEADER_EXTENSION, doc/format.md §6),
+ * named per §6.3-§6.5; the table of their changes; the --groupmask view; and
  * the warning when a trace that says it records context switches has none.
  */
 #include "grow.h"

@@ -1,6 +1,6 @@
 /*
  * groupmask.h - what a trace says it records: the group masks of its
- * header-extension events (HookId 0x0005 and 0x0020, spec section 6), found
+ * header-extension events (HookId 0x0005 and 0x0020, format.md §6), found
  * for the trace-info view, the table of their changes, the --groupmask view
  * of a mask list given on the command line, and the warning when a trace
  * that records context switches has none.

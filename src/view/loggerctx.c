@@ -1,6 +1,6 @@
 /*
  * loggerctx.c - the --logger-context view. The row's columns follow the
- * fields of decode/loggerctx.c in the seed's order (a UNICODE_STRING gives
+ * fields of decode/loggerctx.c in the order of format.md §13.2 (a UNICODE_STRING gives
  * _length, _maximum_length and _buffer, a LIST_ENTRY _flink and _blink, an
  * RTL_BITMAP _size and _buffer), after file, offset, windows, arch and size;
  * logger_mode, clock_type, flags and request_flag are followed by their

@@ -23,7 +23,7 @@
  *
  * The file is parsed here independently of etldump, just enough to find the
  * fields: buffers by BufferSize, records as the trace header kinds lay them
- * out (etl-format.md sections 2 and 3). Same FILE and SEED, same mutant.
+ * out (doc/format.md §2, §3). Same FILE and SEED, same mutant.
  */
 #include <errno.h>
 #include <stdint.h>

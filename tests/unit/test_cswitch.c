@@ -1,7 +1,7 @@
 /*
  * test_cswitch.c - the CSwitch decoder on the real payloads of
  * vectors/cswitch-payloads.md, and the compact-batch decoder on batches built
- * by hand from the seed documents (000, 001).
+ * by hand from doc/format.md §8.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -147,7 +147,7 @@ static void put32(struct batch *b, uint32_t v)
     put16(b, v >> 16);
 }
 
-/* Starts a batch: FirstTimeStamp, TidTable, ThreadBasePriority (seed 001). */
+/* Starts a batch: FirstTimeStamp, TidTable, ThreadBasePriority (format.md §8.1). */
 static void batch_start(struct batch *b, int64_t first, const uint32_t *tids,
                         const int8_t *base, size_t nt)
 {

@@ -2,7 +2,7 @@
  * test_names.c - what a trace carries, by name: logger mode bits (with bits
  * left over), clock types, PERFINFO_GROUPMASK parsing and naming, the
  * header-extension payload, and the WMI_LOGGER_CONTEXT decoder on buffers
- * laid out at the offsets of seed 004 (and its layout tables checked for
+ * laid out at the offsets of doc/format.md §13.2 (and its layout tables checked for
  * overlaps).
  */
 #include <check.h>

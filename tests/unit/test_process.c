@@ -2,7 +2,7 @@
  * test_process.c - the Process and Thread decoders on payloads taken from
  * the real traces in shared/samples/real (extracted with a throw-away tool;
  * each array names its file and offset), and on payloads built by hand from
- * the layouts of process-thread-events.md for what the samples lack
+ * the layouts of doc/format.md §14-§15 for what the samples lack
  * (32-bit layouts, older versions, the zero-form SID, damage).
  */
 #include <check.h>

@@ -377,7 +377,7 @@ static void build_file(struct bytes *b)
     b->n = 0;
     size_t at = buffer_start(b, 1024, 0, 0, 1, 4);
     logfile_event(b, 8, 1024, 2);
-    /* An event between SavedOffset and Offset (spec 2.1) must be read. */
+    /* An event between SavedOffset and Offset (format.md §2.1) must be read. */
     uint32_t saved = (uint32_t)(b->n - at);
     b16(b, 2); b8(b, 2); b8(b, 0xC0); b16(b, 0x20); b16(b, 0x0050);
     bfill(b, 0, 8); b64(b, 5000); bfill(b, 0, 8);
