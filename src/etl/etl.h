@@ -62,6 +62,8 @@ struct etl_event {
     int64_t ts;               /* raw clock value */
     const uint8_t *data;      /* event data after header and extended items */
     const uint8_t *ext;       /* PERFINFO extended items (PEBS then PMC) */
+    const uint8_t *ext_items; /* EVENT_HEADER extended data items, as in the file */
+    uint32_t ext_items_len;   /* bytes at ext_items (0: none) */
     uint64_t buffer_offset;   /* file offset of the buffer holding the event */
     uint32_t event_offset;    /* offset of the event in the (decompressed) buffer */
     uint32_t data_len;        /* bytes at data */

@@ -262,6 +262,10 @@ enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off
             *why = "damaged EVENT_HEADER extended data item";
             return ETL_PARSE_BAD;
         }
+        if (data_off > fixed) {
+            ev->ext_items = p + fixed;
+            ev->ext_items_len = (uint32_t)(data_off - fixed);
+        }
         break;
     default: /* MESSAGE */
         data_off = parse_message(&c, ev);
