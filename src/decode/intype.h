@@ -1,0 +1,87 @@
+/*
+ * intype.h - reading one payload value by its TDH input type (the
+ * _TDH_IN_TYPE values of Microsoft's tdh.h) into a field list. Shared by the
+ * kernel table (kfields.c), TraceLogging (tracelogging.c) and the trace's own
+ * metadata (metadata.c). Encodings: doc/format.md sections 20.2 and 21.3.
+ */
+#ifndef ETLDUMP_INTYPE_H
+#define ETLDUMP_INTYPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cursor.h"
+#include "fields.h"
+
+/* TDH input types (tdh.h). */
+enum {
+    ETL_IN_NULL = 0,
+    ETL_IN_UNICODESTRING = 1,     /* UTF-16LE, NUL-terminated unless a length is given */
+    ETL_IN_ANSISTRING = 2,        /* 8-bit, NUL-terminated unless a length is given */
+    ETL_IN_INT8 = 3,
+    ETL_IN_UINT8 = 4,
+    ETL_IN_INT16 = 5,
+    ETL_IN_UINT16 = 6,
+    ETL_IN_INT32 = 7,
+    ETL_IN_UINT32 = 8,
+    ETL_IN_INT64 = 9,
+    ETL_IN_UINT64 = 10,
+    ETL_IN_FLOAT = 11,
+    ETL_IN_DOUBLE = 12,
+    ETL_IN_BOOLEAN = 13,          /* 4 bytes */
+    ETL_IN_BINARY = 14,           /* length given, else the rest of the payload */
+    ETL_IN_GUID = 15,
+    ETL_IN_POINTER = 16,          /* pointer-wide */
+    ETL_IN_FILETIME = 17,
+    ETL_IN_SYSTEMTIME = 18,
+    ETL_IN_SID = 19,              /* a SID, 8 + 4 * SubAuthorityCount bytes */
+    ETL_IN_HEXINT32 = 20,
+    ETL_IN_HEXINT64 = 21,
+    ETL_IN_MANIFEST_COUNTEDSTRING = 22,     /* u16 byte count, UTF-16LE */
+    ETL_IN_MANIFEST_COUNTEDANSISTRING = 23, /* u16 byte count, 8-bit */
+    ETL_IN_MANIFEST_COUNTEDBINARY = 25,     /* u16 byte count, bytes */
+    ETL_IN_COUNTEDSTRING = 300,
+    ETL_IN_COUNTEDANSISTRING = 301,
+    ETL_IN_REVERSEDCOUNTEDSTRING = 302,     /* big-endian u16 byte count */
+    ETL_IN_REVERSEDCOUNTEDANSISTRING = 303,
+    ETL_IN_NONNULLTERMINATEDSTRING = 304,   /* UTF-16LE to the end (or length) */
+    ETL_IN_NONNULLTERMINATEDANSISTRING = 305,
+    ETL_IN_UNICODECHAR = 306,
+    ETL_IN_ANSICHAR = 307,
+    ETL_IN_SIZET = 308,           /* pointer-wide unsigned */
+    ETL_IN_HEXDUMP = 309,         /* u32 byte count, bytes */
+    ETL_IN_WBEMSID = 310,         /* MOF Sid: TOKEN_USER then a SID, or a zero u32 */
+};
+
+/* How to show a value beyond its input type. */
+enum etl_hint {
+    ETL_H_NONE = 0,
+    ETL_H_HEX,        /* an integer best read in hex */
+    ETL_H_BOOL,       /* an integer that is a boolean */
+    ETL_H_PORT,       /* u16 in network byte order */
+    ETL_H_IPV4,       /* u32 in network byte order, shown a.b.c.d */
+    ETL_H_IPV6,       /* 16 bytes, shown as eight hex groups */
+    ETL_H_PTR,        /* an integer that is an address */
+};
+
+/* No length given. */
+#define ETL_LEN_NONE UINT32_MAX
+
+/* Reads one value of input type `in` from c and appends it as a field named
+ * name[0..nlen). len is a fixed length (characters for strings, bytes for
+ * binary) or ETL_LEN_NONE. ptr_size (4 or 8) sizes POINTER and SIZET. When
+ * ival is not NULL it receives the value of an integer (for lengths and
+ * counts of later properties), else 0.
+ * Returns 1 when read, 0 when the value runs past the cursor's range or a
+ * string has no terminator (nothing appended, c->pos unchanged), -1 for an
+ * input type this reader does not know. */
+int etl_intype_read(struct etl_fields *fl, const char *name, size_t nlen, unsigned in,
+                    enum etl_hint hint, uint32_t len, struct etl_cursor *c,
+                    unsigned ptr_size, uint64_t *ival);
+
+/* Returns the fixed size of input type `in` in bytes (POINTER and SIZET:
+ * ptr_size), or 0 when it is variable. */
+size_t etl_intype_size(unsigned in, unsigned ptr_size);
+
+#endif

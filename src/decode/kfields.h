@@ -1,0 +1,97 @@
+/*
+ * kfields.h - names and payload fields of classic kernel events, decoded
+ * from a table of layouts (src/decode/klayouts.c; doc/format.md section 20).
+ *
+ * Kernel events are those with a HookId (SYSTEM, COMPACT and PERFINFO
+ * headers: group = HookId >> 8, opcode = HookId & 0xFF) and classic events of
+ * FULL and INSTANCE headers whose GUID is a kernel event class (the same
+ * classes as the HookId groups, plus KernelTraceControl's classes written by
+ * xperf, WPR and PerfView). A layout is chosen by (group, opcode, version);
+ * pointer-sized fields take their width from the record's header kind.
+ */
+#ifndef ETLDUMP_KFIELDS_H
+#define ETLDUMP_KFIELDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cursor.h"
+#include "etl/etl.h"
+#include "fields.h"
+
+/* Returns "Group/Opcode" (e.g. "Process/DCStart", "Thread/CSwitch") for a
+ * kernel event, or NULL when the event is not a known kernel event. */
+const char *etl_kernel_event_name(const struct etl_event *ev);
+
+/* Decodes a kernel event's payload into out (which the caller resets). c is
+ * a cursor over the payload (ev->data, ev->data_len); it is left after the
+ * last decoded byte. Returns ETL_FDEC_OK, ETL_FDEC_NO_LAYOUT (not a kernel
+ * event, or no layout for this opcode and version: nothing appended),
+ * ETL_FDEC_PARTIAL (a version newer than the table, or bytes past the last
+ * field: the known prefix is decoded and *bad_at is where the rest begins) or
+ * ETL_FDEC_DAMAGED (a field runs past the payload at *bad_at). */
+enum etl_fdec etl_kernel_fields(const struct etl_event *ev, struct etl_cursor *c,
+                                struct etl_fields *out, size_t *bad_at);
+
+/* ---- the table's format (used by klayouts.c and the tests) ---- */
+
+/* Field flags. */
+enum {
+    ETL_KF_FIXED = 1u << 0,   /* len is a fixed length (characters or bytes) */
+    ETL_KF_OPTIONAL = 1u << 1,/* decoded only when payload bytes remain */
+    ETL_KF_REPEAT = 1u << 2,  /* repeated to the end of the payload, named
+                               * <name>1, <name>2, ... (StackWalk stacks) */
+    ETL_KF_ARRAY = 1u << 3,   /* len elements, shown as a JSON array */
+};
+
+/* One field: a TDH input type (decode/intype.h), a display hint, flags. */
+struct etl_kfield {
+    const char *name;
+    uint16_t in;              /* ETL_IN_* */
+    uint8_t hint;             /* enum etl_hint */
+    uint8_t flags;            /* ETL_KF_* */
+    uint16_t len;
+};
+
+/* One layout: a class's field list for some opcodes of a group and a range
+ * of versions. */
+struct etl_klayout {
+    uint16_t group;           /* HookId group, or ETL_KG_* for GUID-only classes */
+    uint8_t vmin, vmax;
+    const uint8_t *ops;
+    size_t nops;
+    const struct etl_kfield *fields; /* ended by a NULL name */
+};
+
+/* One event name. */
+struct etl_kname {
+    uint16_t group;
+    uint8_t op;
+    const char *name;
+};
+
+/* One kernel class GUID and its group. */
+struct etl_kguid {
+    uint8_t guid[16];         /* file byte order */
+    uint16_t group;
+};
+
+/* Groups of classes that have no HookId group (KernelTraceControl). */
+enum {
+    ETL_KG_SYSCONFIGEX = 0x100,   /* 9b79ee91-b5fd-41c0-a243-4248e266e9d0 */
+    ETL_KG_IMAGEID = 0x101,       /* b3e675d7-2554-4f18-830b-2762732560de */
+    ETL_KG_WINSAT = 0x102,        /* ed54dff8-c409-4cf6-bf83-05e1e61a09c4 */
+    ETL_KG_METADATA = 0x103,      /* bbccf6c1-6cd1-48c4-80ff-839482e37671 */
+};
+
+extern const struct etl_klayout etl_klayouts[];
+extern const size_t etl_nklayouts;
+extern const struct etl_kname etl_knames[];
+extern const size_t etl_nknames;
+extern const struct etl_kguid etl_kguids[];
+extern const size_t etl_nkguids;
+
+/* Returns the group of a kernel event (HookId group or class GUID), or -1. */
+int etl_kernel_group(const struct etl_event *ev);
+
+#endif

@@ -1,0 +1,387 @@
+/*
+ * test_fields.c - the field list and its renderings, and the payload
+ * decoders (kernel table, TraceLogging, the trace's own metadata) on payloads
+ * taken from the real traces in shared/samples/real, with values checked by
+ * hand against Microsoft's MOF classes and TraceLoggingProvider.h
+ * (doc/format.md sections 20-22). The last tests walk every real trace
+ * (skipped with a message when ../shared/samples/real is absent).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode/kfields.h"
+#include "decode/metadata.h"
+#include "decode/tracelogging.h"
+#include "fields.h"
+
+static struct etl_fields fl;
+static char json[65536];
+
+/* Renders fl as JSON (or text) into the json buffer through a pipe-less
+ * etl_out writing to a temporary file. */
+static const char *render(bool text)
+{
+    FILE *tmp = tmpfile();
+    ck_assert_ptr_nonnull(tmp);
+    struct etl_out o;
+    ck_assert(etl_out_init(&o, fileno(tmp), 4096));
+    ck_assert_int_eq(text ? etl_fields_text(&fl, &o) : etl_fields_json(&fl, &o), 0);
+    ck_assert_int_eq(etl_out_flush(&o), 0);
+    etl_out_fini(&o);
+    rewind(tmp);
+    size_t n = fread(json, 1, sizeof json - 1, tmp);
+    json[n] = '\0';
+    fclose(tmp);
+    return json;
+}
+
+static void setup(void)
+{
+    ck_assert(etl_fields_init(&fl, 256, 4096));
+}
+
+static void teardown(void)
+{
+    etl_fields_free(&fl);
+}
+
+#define NM(s) s, sizeof(s) - 1
+
+START_TEST(json_scalars_and_nesting)
+{
+    static const uint8_t g[16] = { 0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e,
+                                   0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4 };
+    static const uint8_t sid[] = { 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0 };
+    static const uint8_t bin[] = { 0xde, 0xad, 0x01 };
+    etl_fields_uint(&fl, NM("u"), UINT64_MAX);
+    etl_fields_int(&fl, NM("i"), INT64_MIN);
+    etl_fields_ptr(&fl, NM("p"), 0xfffff80000000000ull);
+    etl_fields_double(&fl, NM("d"), 0.5);
+    etl_fields_double(&fl, NM("nan"), NAN);
+    etl_fields_double(&fl, NM("inf"), -INFINITY);
+    etl_fields_bool(&fl, NM("b"), true);
+    etl_fields_guid(&fl, NM("g"), g);
+    etl_fields_sid(&fl, NM("s"), sid, sizeof sid);
+    etl_fields_binary(&fl, NM("x"), bin, sizeof bin);
+    /* 2020-09-14T22:29:07.4624863Z, Defunct ExitTime of MpCmdRun.exe. */
+    etl_fields_filetime(&fl, NM("t"), 132445961474624863LL);
+    etl_fields_struct_begin(&fl, NM("a"));
+    etl_fields_array_begin(&fl, NM("arr"));
+    etl_fields_uint(&fl, NULL, 0, 1);
+    etl_fields_uint(&fl, NULL, 0, 2);
+    etl_fields_array_end(&fl);
+    etl_fields_struct_end(&fl);
+    ck_assert_str_eq(render(false),
+        "{\"u\":18446744073709551615,\"i\":-9223372036854775808,"
+        "\"p\":18446735277616529408,\"d\":0.5,\"nan\":\"NaN\",\"inf\":\"-Infinity\","
+        "\"b\":true,\"g\":\"e13c0d23-ccbc-4e12-931b-d9cc2eee27e4\",\"s\":\"S-1-5-18\","
+        "\"x\":\"dead01\",\"t\":\"2020-09-14T22:29:07.4624863Z\",\"a\":{\"arr\":[1,2]}}");
+    ck_assert_str_eq(render(true),
+        "u=18446744073709551615 i=-9223372036854775808 p=0xfffff80000000000 d=0.5 "
+        "nan=NaN inf=-Infinity b=true g=e13c0d23-ccbc-4e12-931b-d9cc2eee27e4 s=S-1-5-18 "
+        "x=dead01 t=2020-09-14T22:29:07.4624863Z a.arr[0]=1 a.arr[1]=2");
+}
+END_TEST
+
+START_TEST(strings_are_valid_utf8)
+{
+    /* UTF-16: "a", an unpaired high surrogate, U+1F600 as a pair, "\"". */
+    static const uint8_t w[] = { 'a', 0, 0x00, 0xD8, 0x3D, 0xD8, 0x00, 0xDE, '"', 0 };
+    static const uint8_t bad8[] = { 'o', 'k', 0xFF, ' ', 'x' };
+    etl_fields_str_utf16(&fl, NM("w"), w, sizeof w);
+    etl_fields_str_utf8(&fl, NM("a"), bad8, sizeof bad8);
+    etl_fields_str_utf8(&fl, NM("e"), NULL, 0);
+    ck_assert_str_eq(render(false),
+        "{\"w\":\"a\xEF\xBF\xBD\xF0\x9F\x98\x80\\\"\",\"a\":\"ok\xEF\xBF\xBD x\",\"e\":\"\"}");
+    ck_assert_str_eq(render(true),
+        "w=\"a\xEF\xBF\xBD\xF0\x9F\x98\x80\\\"\" a=\"ok\xEF\xBF\xBD x\" e=\"\"");
+}
+END_TEST
+
+START_TEST(caps_set_truncated_and_close_open_levels)
+{
+    struct etl_fields small;
+    ck_assert(etl_fields_init(&small, 3, 8));
+    etl_fields_struct_begin(&small, NM("s"));
+    etl_fields_uint(&small, NM("a"), 1);
+    ck_assert(!etl_fields_str_utf8(&small, NM("b"), (const uint8_t *)"too long!", 9));
+    ck_assert(small.truncated);
+    ck_assert(!etl_fields_uint(&small, NM("c"), 3));
+    struct etl_fields keep = fl;
+    fl = small;
+    ck_assert_str_eq(render(false), "{\"s\":{\"a\":1}}");
+    fl = keep;
+    etl_fields_reset(&small);
+    ck_assert(!small.truncated);
+    ck_assert_uint_eq(small.n, 0);
+    etl_fields_free(&small);
+}
+END_TEST
+
+/* An event of a kernel kind carrying payload d. */
+static struct etl_event kevent(unsigned kind, uint16_t hook, unsigned version,
+                               const uint8_t *d, size_t n)
+{
+    struct etl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = (uint8_t)kind;
+    ev.ptr_size = (kind == ETL_KIND_PERFINFO32 || kind == ETL_KIND_SYSTEM32) ? 4 : 8;
+    ev.hook_id = hook;
+    ev.opcode = (uint8_t)(hook & 0xFF);
+    ev.version = (uint16_t)version;
+    ev.flags = ETL_EV_HOOK | ETL_EV_OPCODE | ETL_EV_VERSION;
+    ev.data = d;
+    ev.data_len = (uint32_t)n;
+    return ev;
+}
+
+/* Process DCStart version 4 of fontdrvhost.exe (pv-diaghub-kernel.etl,
+ * PERFINFO64, 128 payload bytes). */
+static const uint8_t dcstart[] = {
+    0xc0, 0x00, 0xd1, 0xe1, 0x04, 0xa8, 0xff, 0xff, 0x64, 0x02, 0x00, 0x00, 0xe8, 0x02,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00, 0x00, 0x10, 0xc9, 0xaa,
+    0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xa0, 0x29, 0x0d, 0xd9, 0x83, 0xd3,
+    0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x03, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x05, 0x60, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x66, 0x6f, 0x6e, 0x74, 0x64, 0x72, 0x76, 0x68, 0x6f, 0x73, 0x74, 0x2e,
+    0x65, 0x78, 0x65, 0x00, 0x22, 0x00, 0x66, 0x00, 0x6f, 0x00, 0x6e, 0x00, 0x74, 0x00,
+    0x64, 0x00, 0x72, 0x00, 0x76, 0x00, 0x68, 0x00, 0x6f, 0x00, 0x73, 0x00, 0x74, 0x00,
+    0x2e, 0x00, 0x65, 0x00, 0x78, 0x00, 0x65, 0x00, 0x22, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00,
+};
+
+START_TEST(kernel_process_v4)
+{
+    struct etl_event ev = kevent(ETL_KIND_PERFINFO64, 0x0303, 4, dcstart, sizeof dcstart);
+    ck_assert_str_eq(etl_kernel_event_name(&ev), "Process/DCStart");
+    struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
+    size_t at;
+    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_OK);
+    /* Process_V4_TypeGroup1: key 0xFFFFA804E1D100C0, PID 0x264, parent 0x2E8,
+     * session 0, ExitStatus 0x103, DTB 0x4AAC91000, Flags 0, SID S-1-5-96-0-0. */
+    ck_assert_str_eq(render(false),
+        "{\"UniqueProcessKey\":18446647337654747328,\"ProcessId\":612,\"ParentId\":744,"
+        "\"SessionId\":0,\"ExitStatus\":259,\"DirectoryTableBase\":20045172736,"
+        "\"Flags\":0,\"UserSID\":\"S-1-5-96-0-0\",\"ImageFileName\":\"fontdrvhost.exe\","
+        "\"CommandLine\":\"\\\"fontdrvhost.exe\\\"\",\"PackageFullName\":\"\","
+        "\"ApplicationId\":\"\"}");
+}
+END_TEST
+
+START_TEST(kernel_damage_and_newer_version)
+{
+    /* Cut inside ImageFileName: the string has no terminator. */
+    struct etl_event ev = kevent(ETL_KIND_PERFINFO64, 0x0303, 4, dcstart, 0x50);
+    struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
+    size_t at;
+    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_DAMAGED);
+    ck_assert_uint_eq(at, 0x48);
+    ck_assert_uint_eq(fl.n, 8); /* the fields before ImageFileName */
+    /* Thread SetName (dnperf-dynamicevents.etl): PID 7608, TID 3084,
+     * ".NET Finalizer"; as version 3 with two extra bytes it is a newer
+     * version: the known prefix, then the rest. */
+    static const uint8_t setname[] = {
+        0xb8, 0x1d, 0x00, 0x00, 0x0c, 0x0c, 0x00, 0x00, 0x2e, 0x00, 0x4e, 0x00, 0x45, 0x00,
+        0x54, 0x00, 0x20, 0x00, 0x46, 0x00, 0x69, 0x00, 0x6e, 0x00, 0x61, 0x00, 0x6c, 0x00,
+        0x69, 0x00, 0x7a, 0x00, 0x65, 0x00, 0x72, 0x00, 0x00, 0x00, 0xaa, 0xbb,
+    };
+    etl_fields_reset(&fl);
+    ev = kevent(ETL_KIND_PERFINFO64, 0x0548, 2, setname, sizeof setname - 2);
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_OK);
+    ck_assert_str_eq(render(true), "ProcessId=7608 ThreadId=3084 ThreadName=\".NET Finalizer\"");
+    etl_fields_reset(&fl);
+    ev = kevent(ETL_KIND_PERFINFO64, 0x0548, 3, setname, sizeof setname);
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_PARTIAL);
+    ck_assert_uint_eq(at, sizeof setname - 2);
+    /* An opcode with no layout. */
+    etl_fields_reset(&fl);
+    ev = kevent(ETL_KIND_SYSTEM64, 0x0b24, 2, setname, 4);
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_NO_LAYOUT);
+    ck_assert_uint_eq(fl.n, 0);
+}
+END_TEST
+
+START_TEST(kernel_tables_are_consistent)
+{
+    /* The names are sorted by (group, opcode) for the binary search, and
+     * every layout's opcodes have a name. */
+    for (size_t i = 1; i < etl_nknames; i++) {
+        uint32_t a = (uint32_t)etl_knames[i - 1].group << 8 | etl_knames[i - 1].op;
+        uint32_t b = (uint32_t)etl_knames[i].group << 8 | etl_knames[i].op;
+        ck_assert_msg(a < b, "%s before %s", etl_knames[i - 1].name, etl_knames[i].name);
+    }
+    for (size_t l = 0; l < etl_nklayouts; l++) {
+        for (size_t k = 0; k < etl_klayouts[l].nops; k++) {
+            bool found = false;
+            for (size_t i = 0; i < etl_nknames; i++)
+                found |= etl_knames[i].group == etl_klayouts[l].group &&
+                         etl_knames[i].op == etl_klayouts[l].ops[k];
+            ck_assert_msg(found, "layout %zu opcode %u has no name", l,
+                          etl_klayouts[l].ops[k]);
+        }
+    }
+}
+END_TEST
+
+START_TEST(tracelogging_hw3d)
+{
+    /* hw3d-trace.etl: provider traits "Atum-Hw3d", event "WinMain" with
+     * lpCmdLine (ANSI string) and nCmdShow (INT32); extended items as in the
+     * file, then the 5 payload bytes. */
+    static const uint8_t items[] = {
+        0x18, 0x00, 0x0c, 0x00, 0x01, 0x00, 0x0c, 0x00, 0x0c, 0x00, 'A', 't', 'u', 'm',
+        '-', 'H', 'w', '3', 'd', 0x00, 0x00, 0x00, 0x00, 0x00, 0x28, 0x00, 0x0b, 0x00,
+        0x00, 0x00, 0x20, 0x00, 0x20, 0x00, 0x00, 'W', 'i', 'n', 'M', 'a', 'i', 'n',
+        0x00, 'l', 'p', 'C', 'm', 'd', 'L', 'i', 'n', 'e', 0x00, 0x02, 'n', 'C', 'm',
+        'd', 'S', 'h', 'o', 'w', 0x00, 0x07, 0x00, 0x00, 0x00, 0x00,
+    };
+    static const uint8_t payload[] = { 0x00, 0x0a, 0x00, 0x00, 0x00 };
+    struct etl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ETL_KIND_EVENT_HEADER64;
+    ev.ptr_size = 8;
+    ev.flags = ETL_EV_GUID | ETL_EV_EVENT_ID;
+    ev.ext_items = items;
+    ev.ext_items_len = sizeof items;
+    ev.data = payload;
+    ev.data_len = sizeof payload;
+    char name[128];
+    ck_assert(etl_tl_event_name(&ev, name, sizeof name));
+    ck_assert_str_eq(name, "Atum-Hw3d/WinMain");
+    struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
+    size_t at;
+    ck_assert_int_eq(etl_tl_fields(&ev, &c, &fl, &at), ETL_FDEC_OK);
+    /* SW_SHOWDEFAULT is 10. */
+    ck_assert_str_eq(render(false), "{\"lpCmdLine\":\"\",\"nCmdShow\":10}");
+    /* One byte short: damaged inside nCmdShow, lpCmdLine kept. */
+    etl_fields_reset(&fl);
+    c = etl_cur_make(ev.data, ev.data_len - 1);
+    ck_assert_int_eq(etl_tl_fields(&ev, &c, &fl, &at), ETL_FDEC_DAMAGED);
+    ck_assert_uint_eq(at, 1);
+    ck_assert_uint_eq(fl.n, 1);
+}
+END_TEST
+
+/* ---- the real traces ---- */
+
+struct cov {
+    struct etl_meta meta;
+    unsigned long events, named, decoded, pti, pti_ok, overrun;
+};
+
+static bool pre(void *ctx, const struct etl_event *ev)
+{
+    etl_meta_add(&((struct cov *)ctx)->meta, ev);
+    return true;
+}
+
+/* Decodes one event the way a printer would: TraceLogging, metadata events,
+ * descriptions from the trace, then the kernel table. */
+static bool walk(void *ctx, const struct etl_event *ev)
+{
+    struct cov *x = ctx;
+    char nb[512];
+    const char *name = etl_kernel_event_name(ev), *mn;
+    size_t at;
+    enum etl_fdec st;
+    etl_fields_reset(&fl);
+    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    if (etl_tl_event_name(ev, nb, sizeof nb)) {
+        name = nb;
+        st = etl_tl_fields(ev, &c, &fl, &at);
+    } else if (etl_meta_is_metadata(ev)) {
+        st = etl_meta_self_fields(ev, &c, &fl, &at);
+    } else if ((st = etl_meta_fields(&x->meta, ev, &c, &fl, &mn, &at)) != ETL_FDEC_NO_LAYOUT) {
+        name = mn;
+    } else {
+        st = etl_kernel_fields(ev, &c, &fl, &at);
+    }
+    x->events++;
+    x->named += name != NULL;
+    x->decoded += st == ETL_FDEC_OK;
+    x->overrun += c.pos > c.len || at > ev->data_len;
+    int g = etl_kernel_group(ev);
+    if (g == 0x03 || g == 0x05 || g == 0x14) {
+        x->pti++;
+        x->pti_ok += name != NULL && st == ETL_FDEC_OK;
+    }
+    return true;
+}
+
+
+START_TEST(real_traces)
+{
+    static const char *const files[] = {
+        "airbus-amsi.etl", "airbus-lxcore.etl", "dnperf-dynamicevents.etl",
+        "hw3d-trace.etl", "jl-perfview.etl", "msbuild-perfview-ptr4.etl",
+        "pv-diaghub-kernel.etl", "pv-diaghub-user-injected.etl",
+        "pv-gcevents-circular.etl", "pv-gcrundown.etl", "pv-primitive-types.etl",
+        "pv-selfdescribing.etl", "pyetw-out.etl",
+    };
+    const char *shared = getenv("ETLDUMP_SHARED");
+    etl_fields_free(&fl);
+    ck_assert(etl_fields_init(&fl, ETL_FIELDS_DEFAULT_ENTRIES, ETL_FIELDS_DEFAULT_BYTES));
+    unsigned long all = 0, all_named = 0, all_decoded = 0;
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/samples/real/%s", shared ? shared : "../shared",
+                 files[k]);
+        if (access(path, R_OK) != 0) {
+            printf("test_fields: skipped %s: not found (the real traces live beside the "
+                   "project in shared/samples/real)\n", path);
+            continue;
+        }
+        enum etl_open_status st;
+        struct etl_file *f = etl_open_path(path, NULL, &st);
+        ck_assert_int_eq(st, ETL_OPEN_OK);
+        struct cov x;
+        memset(&x, 0, sizeof x);
+        etl_meta_init(&x.meta);
+        etl_walk_file(f, pre, &x);
+        etl_walk_file(f, walk, &x);
+        etl_meta_free(&x.meta);
+        etl_close(f);
+        printf("test_fields: %-30s events %6lu named %6lu decoded %6lu (%.1f%%)\n",
+               files[k], x.events, x.named, x.decoded,
+               x.events ? 100.0 * (double)x.decoded / (double)x.events : 0.0);
+        ck_assert_uint_eq(x.overrun, 0);
+        /* Every Process, Thread and Image event is named and decoded. */
+        ck_assert_uint_eq(x.pti_ok, x.pti);
+        all += x.events;
+        all_named += x.named;
+        all_decoded += x.decoded;
+    }
+    if (all)
+        printf("test_fields: all %lu events: named %lu, decoded %lu (%.1f%%)\n", all,
+               all_named, all_decoded, 100.0 * (double)all_decoded / (double)all);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fields");
+    TCase *tc = tcase_create("fields");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, json_scalars_and_nesting);
+    tcase_add_test(tc, strings_are_valid_utf8);
+    tcase_add_test(tc, caps_set_truncated_and_close_open_levels);
+    tcase_add_test(tc, kernel_process_v4);
+    tcase_add_test(tc, kernel_damage_and_newer_version);
+    tcase_add_test(tc, kernel_tables_are_consistent);
+    tcase_add_test(tc, tracelogging_hw3d);
+    tcase_add_test(tc, real_traces);
+    tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
