@@ -133,7 +133,19 @@ fuzz-cc:
 	@command -v $(FUZZ_CC) > /dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) not found (libFuzzer comes with clang); run: sudo apt-get install -y clang" >&2; exit 1; }
 .PHONY: fuzz-cc
 
-TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate
+# Memory tests (tests/memory.sh): crafted files, peak memory, failing
+# allocations. The LD_PRELOAD library takes CC but not CFLAGS (sanitizers
+# and preloaded allocators do not mix).
+build/failalloc.so: tests/mem/failalloc.c
+	@mkdir -p $(@D)
+	$(CC) -O1 -g -shared -fPIC -o $@ $< -ldl
+
+build/manybuf build/peak: build/%: tests/mem/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate \
+                build/failalloc.so build/manybuf build/peak
 
 # Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump
 # runs under valgrind memcheck (tests/fuzz/valgrind.sh).

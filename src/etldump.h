@@ -75,11 +75,11 @@ enum etl_filter_opt {
 
 /* Creates an empty filter (matches everything); NULL when out of memory. */
 struct etl_filter *etl_filter_new(void);
-/* Adds one option's argument; false with a message in err (no option name
- * in it) when the argument is malformed or memory ran out. Repeating an
- * option adds to its list. */
-bool etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
-                    char *err, size_t errcap);
+/* Adds one option's argument; 0, or -1 with a message in err (no option
+ * name in it) when the argument is malformed, or -2 when memory ran out.
+ * Repeating an option adds to its list. */
+int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
+                   char *err, size_t errcap);
 /* Returns true if any filter is set (f may be NULL). */
 bool etl_filter_any(const struct etl_filter *f);
 /* Returns true if a HookId filter is set. */
@@ -132,6 +132,10 @@ enum etl_result {
  * view. Returns how it ended. */
 enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts *o,
                          struct etl_printer *p, const struct etl_messages *m);
+
+/* Releases what the library keeps for the whole process (libxml2's tables,
+ * once the XML printer has been used); call once, after the last run. */
+void etl_library_end(void);
 
 /* ---- views that read no trace --------------------------------------------------- */
 

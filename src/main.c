@@ -12,8 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <libxml/parser.h>
-
 #include "etldump.h"
 
 #ifndef ETLDUMP_VERSION
@@ -196,7 +194,9 @@ static int dump_file(const char *path, struct etl_printer *p,
     return status[r];
 }
 
-int main(int argc, char **argv)
+/* The command line; filter receives the filter options. Returns the exit
+ * status. */
+static int run(int argc, char **argv, struct etl_filter *filter)
 {
     enum { OPT_INFO = 256, OPT_STATS, OPT_EVENTS, OPT_TIME, OPT_MWR, OPT_STRICT,
            OPT_GROUPMASK, OPT_LCTX, OPT_WINDOWS, OPT_ARCH };
@@ -231,13 +231,6 @@ int main(int argc, char **argv)
     enum etl_view_kind view = ETL_VIEW_SWITCHES;
     int nviews = 0;
     enum etl_time_mode tmode = ETL_TIME_REL;
-    /* Static: the early returns of usage errors leave it reachable. */
-    static struct etl_filter *filter;
-    filter = etl_filter_new();
-    if (!filter) {
-        fprintf(stderr, "%s: out of memory\n", progname);
-        return EXIT_NOMEM;
-    }
     struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter };
     char ferr[160];
     unsigned long n;
@@ -308,12 +301,19 @@ int main(int argc, char **argv)
             break;
         case OPT_CPU: case OPT_TID: case OPT_PID: case OPT_PROCESS: case OPT_RANGE:
         case OPT_HOOK:
-            if (!etl_filter_add(filter, (enum etl_filter_opt)(c - OPT_CPU), optarg, ferr,
-                                sizeof ferr)) {
+            switch (etl_filter_add(filter, (enum etl_filter_opt)(c - OPT_CPU), optarg, ferr,
+                                   sizeof ferr)) {
+            case 0:
+                break;
+            case -2:
+                fprintf(stderr, "%s: out of memory\n", progname);
+                return EXIT_NOMEM;
+            default: {
                 static const char *const fname[] = { "cpu", "tid", "pid", "process",
                                                      "range", "hook" };
                 fprintf(stderr, "%s: --%s %s\n", progname, fname[c - OPT_CPU], ferr);
                 return EXIT_USAGE;
+            }
             }
             break;
         case 'h':
@@ -365,16 +365,11 @@ int main(int argc, char **argv)
             return EXIT_WRITE;
         }
     }
-    /* libxml2 (used by the XML printer) is set up here and released at the
-     * end, so that its global tables are not left for leak checkers. */
-    xmlInitParser();
     struct etl_out *out = etl_out_new(fd);
     struct etl_printer *p = out ? etl_printer_new(format, out, tmode) : NULL;
     if (!p) {
         fprintf(stderr, "%s: out of memory\n", progname);
         etl_out_free(out);
-        xmlCleanupParser();
-        etl_filter_free(filter);
         return EXIT_NOMEM;
     }
 
@@ -411,7 +406,18 @@ int main(int argc, char **argv)
     }
     etl_printer_free(p);
     etl_out_free(out);
-    xmlCleanupParser();
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct etl_filter *filter = etl_filter_new();
+    if (!filter) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        return EXIT_NOMEM;
+    }
+    int status = run(argc, argv, filter);
     etl_filter_free(filter);
+    etl_library_end();
     return status;
 }

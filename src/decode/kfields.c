@@ -2,6 +2,7 @@
  * kfields.c - the engine that applies the kernel layout table
  * (klayouts.c) to an event's payload (doc/format.md section 20).
  */
+#include "sort.h"
 #include "decode/kfields.h"
 
 #include <stdio.h>
@@ -26,12 +27,15 @@ static bool built;
 #define MAX_REPEAT 256u
 static char repeat_names[MAX_REPEAT][12];
 
-static int cmp_idx(const void *a, const void *b)
+static int cmp_idx(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const struct kidx *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
-    return (int)x->vmin - (int)y->vmin;
+    if (x->vmin != y->vmin)
+        return (int)x->vmin - (int)y->vmin;
+    return (int)x->layout - (int)y->layout;
 }
 
 /* Builds the (key, version) index of the table once. */
@@ -47,7 +51,7 @@ static void build(void)
             nidx++;
         }
     }
-    qsort(idx, nidx, sizeof idx[0], cmp_idx);
+    etl_sort(idx, nidx, sizeof idx[0], cmp_idx, NULL);
     for (unsigned i = 0; i < MAX_REPEAT; i++)
         snprintf(repeat_names[i], sizeof repeat_names[i], "Stack%u", i + 1);
     built = true;

@@ -1,6 +1,7 @@
 /*
  * procmap.c - the thread -> process map (see procmap.h for the design).
  */
+#include "sort.h"
 #include "grow.h"
 #include "decode/procmap.h"
 
@@ -42,6 +43,7 @@ struct pool {
     size_t len, cap;
     uint32_t *tab;            /* offsets + 1, 0 = empty */
     size_t tcap, n;
+    bool nomem;               /* a string could not be stored */
 };
 
 struct etl_procmap {
@@ -92,11 +94,14 @@ static bool pool_rehash(struct pool *p)
 }
 
 /* Returns the offset of s[0..n) in the pool, adding it when new; NONE when
- * out of memory. s must not contain NUL bytes. */
+ * the pool is full or memory ran out (p->nomem). s must not contain NUL
+ * bytes. */
 static uint32_t pool_intern(struct pool *p, const char *s, size_t n)
 {
-    if ((p->n + 1) * 2 > p->tcap && !pool_rehash(p))
+    if ((p->n + 1) * 2 > p->tcap && !pool_rehash(p)) {
+        p->nomem = true;
         return ETL_PM_NONE;
+    }
     size_t j = hash_bytes(s, n) & (p->tcap - 1);
     while (p->tab[j]) {
         const char *t = p->buf + p->tab[j] - 1;
@@ -106,8 +111,10 @@ static uint32_t pool_intern(struct pool *p, const char *s, size_t n)
     }
     if (n + 1 > UINT32_MAX - 2 - p->len)
         return ETL_PM_NONE;
-    if (!etl_grow(&p->buf, &p->cap, p->len + n + 1, 1, 4096))
+    if (!etl_grow(&p->buf, &p->cap, p->len + n + 1, 1, 4096)) {
+        p->nomem = true;
         return ETL_PM_NONE;
+    }
     uint32_t off = (uint32_t)p->len;
     memcpy(p->buf + off, s, n);
     p->buf[off + n] = '\0';
@@ -141,8 +148,10 @@ static uint32_t intern_u16(struct etl_procmap *m, const struct etl_u16str *s)
     char stackbuf[512];
     size_t cap = s->len / 2 * 3 + 1;
     char *buf = cap <= sizeof stackbuf ? stackbuf : malloc(cap);
-    if (!buf)
+    if (!buf) {
+        m->pool.nomem = true;
         return ETL_PM_NONE;
+    }
     size_t n = etl_u16str_utf8(s, buf, cap);
     uint32_t off = n ? pool_intern(&m->pool, buf, n) : ETL_PM_NONE;
     if (buf != stackbuf)
@@ -159,7 +168,7 @@ bool etl_procmap_add_process(struct etl_procmap *m, int64_t ts,
     if ((r->has & PR_IMAGE) && r->image_len > 0 &&
         !memchr(r->image, 0, r->image_len))
         x.str = pool_intern(&m->pool, (const char *)r->image, r->image_len);
-    return rec_push(&m->prec, &x);
+    return rec_push(&m->prec, &x) && !m->pool.nomem;
 }
 
 bool etl_procmap_add_thread(struct etl_procmap *m, int64_t ts,
@@ -170,12 +179,13 @@ bool etl_procmap_add_thread(struct etl_procmap *m, int64_t ts,
     struct rec x = { ts, 0, r->tid, r->pid, ETL_PM_NONE, m->seq++, r->op };
     if (r->has & TR_NAME)
         x.str = intern_u16(m, &r->name);
-    return rec_push(&m->trec, &x);
+    return rec_push(&m->trec, &x) && !m->pool.nomem;
 }
 
 /* Orders records by ID, time and arrival. */
-static int cmp_rec(const void *a, const void *b)
+static int cmp_rec(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const struct rec *x = a, *y = b;
     if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
@@ -246,8 +256,8 @@ static bool fold_processes(struct etl_procmap *m)
 {
     struct rec *r = m->prec.r;
     size_t n = m->prec.n;
-    if (n > 1) /* qsort must not be given NULL, even for nothing */
-        qsort(r, n, sizeof *r, cmp_rec);
+    if (n > 1) 
+        etl_sort(r, n, sizeof *r, cmp_rec, NULL);
     /* Lifetimes never outnumber records. */
     m->proc = malloc((n ? n : 1) * sizeof *m->proc);
     if (!m->proc || !index_init(&m->pidx, count_ids(r, n)))
@@ -305,7 +315,7 @@ static bool fold_threads(struct etl_procmap *m)
     struct rec *r = m->trec.r;
     size_t n = m->trec.n;
     if (n > 1)
-        qsort(r, n, sizeof *r, cmp_rec);
+        etl_sort(r, n, sizeof *r, cmp_rec, NULL);
     m->thr = malloc((n ? n : 1) * sizeof *m->thr);
     if (!m->thr || !index_init(&m->tidx, count_ids(r, n)))
         return false;

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <libxml/parser.h>
 #include <libxml/xmlIO.h>
 #include <libxml/xmlwriter.h>
 
@@ -203,6 +204,8 @@ static struct xml_state *xml_get(struct etl_printer *p)
         p->priv = x;
     }
     if (!x->w) {
+        /* libxml2 is set up on first use (etl_library_end releases it). */
+        xmlInitParser();
         xmlOutputBufferPtr ob =
             xmlOutputBufferCreateIO(xml_write_cb, xml_close_cb, p->out, NULL);
         if (!ob) {
@@ -470,6 +473,11 @@ static void xml_destroy(struct etl_printer *p)
     free(x->row);
     free(x);
     p->priv = NULL;
+}
+
+void etl_library_end(void)
+{
+    xmlCleanupParser();
 }
 
 const struct etl_printer_ops etl_print_xml = {

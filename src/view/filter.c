@@ -26,8 +26,9 @@ static bool parse_num(const char **s, uint32_t max, uint32_t *out)
     return true;
 }
 
-/* Adds a LIST ("1,4-7,0x10") to l; false when malformed. */
-static bool parse_list(struct etl_id_list *l, const char *arg, uint32_t max)
+/* Adds a LIST ("1,4-7,0x10") to l; false when malformed or out of memory
+ * (*nomem). */
+static bool parse_list(struct etl_id_list *l, const char *arg, uint32_t max, bool *nomem)
 {
     const char *s = arg;
     for (;;) {
@@ -41,8 +42,10 @@ static bool parse_list(struct etl_id_list *l, const char *arg, uint32_t max)
                 return false;
         }
         struct etl_id_range *nr = realloc(l->r, (l->n + 1) * sizeof *nr);
-        if (!nr)
+        if (!nr) {
+            *nomem = true;
             return false;
+        }
         l->r = nr;
         l->r[l->n++] = r;
         l->set = true;
@@ -83,8 +86,9 @@ static bool parse_seconds(const char *s, const char *end, int64_t *ns)
     return true;
 }
 
-/* Adds comma-separated image names. */
-static bool parse_process(struct etl_filter *f, const char *arg)
+/* Adds comma-separated image names; false when malformed or out of memory
+ * (*nomem). */
+static bool parse_process(struct etl_filter *f, const char *arg, bool *nomem)
 {
     const char *s = arg;
     for (;;) {
@@ -93,12 +97,16 @@ static bool parse_process(struct etl_filter *f, const char *arg)
         if (n == 0)
             return false;
         char **np = realloc(f->process, (f->nprocess + 1) * sizeof *np);
-        if (!np)
+        if (!np) {
+            *nomem = true;
             return false;
+        }
         f->process = np;
         char *name = malloc(n + 1);
-        if (!name)
+        if (!name) {
+            *nomem = true;
             return false;
+        }
         memcpy(name, s, n);
         name[n] = '\0';
         f->process[f->nprocess++] = name;
@@ -108,30 +116,30 @@ static bool parse_process(struct etl_filter *f, const char *arg)
     }
 }
 
-bool etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
-                    char *err, size_t errcap)
+int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
+                   char *err, size_t errcap)
 {
-    bool ok = false;
+    bool ok = false, nomem = false;
     const char *what = "";
     switch (which) {
     case ETL_FILTER_CPU:
-        ok = parse_list(&f->cpu, arg, ETL_MAX_CPUS - 1);
+        ok = parse_list(&f->cpu, arg, ETL_MAX_CPUS - 1, &nomem);
         what = "a list of processors such as 0,2-3";
         break;
     case ETL_FILTER_TID:
-        ok = parse_list(&f->tid, arg, UINT32_MAX);
+        ok = parse_list(&f->tid, arg, UINT32_MAX, &nomem);
         what = "a list of thread IDs such as 1234,5600-5700";
         break;
     case ETL_FILTER_PID:
-        ok = parse_list(&f->pid, arg, UINT32_MAX);
+        ok = parse_list(&f->pid, arg, UINT32_MAX, &nomem);
         what = "a list of process IDs such as 4,1234";
         break;
     case ETL_FILTER_HOOK:
-        ok = parse_list(&f->hook, arg, 0xFFFF);
+        ok = parse_list(&f->hook, arg, 0xFFFF, &nomem);
         what = "a list of HookIds such as 0x0524,0x0501-0x0504";
         break;
     case ETL_FILTER_PROCESS:
-        ok = parse_process(f, arg);
+        ok = parse_process(f, arg, &nomem);
         what = "image names such as svchost.exe";
         break;
     case ETL_FILTER_RANGE: {
@@ -156,9 +164,13 @@ bool etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char 
         break;
     }
     }
-    if (!ok)
+    if (nomem)
+        return -2;
+    if (!ok) {
         snprintf(err, errcap, "takes %s", what);
-    return ok;
+        return -1;
+    }
+    return 0;
 }
 
 struct etl_filter *etl_filter_new(void)

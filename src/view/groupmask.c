@@ -4,6 +4,7 @@
  * named per §6.3-§6.5; the table of their changes; the --groupmask view; and
  * the warning when a trace that says it records context switches has none.
  */
+#include "sort.h"
 #include "grow.h"
 #include "view/groupmask.h"
 
@@ -65,8 +66,9 @@ void etl_ext_scan_replay(struct etl_ext_scan *s)
 }
 
 /* Orders events by time, then by the order they were read. */
-static int cmp_event(const void *a, const void *b)
+static int cmp_event(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const struct etl_ext_event *x = a, *y = b;
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
@@ -89,7 +91,7 @@ bool etl_ext_scan(struct etl_file *f, bool all, struct etl_ext_scan *out)
         etl_walk_first_buffers(f, scan_event, &x);
     etl_scope_end(f, &out->scope);
     if (out->n > 1)
-        qsort(out->ev, out->n, sizeof *out->ev, cmp_event);
+        etl_sort(out->ev, out->n, sizeof *out->ev, cmp_event, NULL);
     if (x.nomem || etl_file_is_nomem(f)) {
         etl_file_nomem(f);
         free(out->ev);

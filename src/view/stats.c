@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort.h"
 #include "fmt.h"
 #include "view/view.h"
 
@@ -184,14 +185,17 @@ static bool census_event(void *ctx, const struct etl_event *ev)
 }
 
 /* Orders census entries by kind name, then key. */
-static int cmp_entry(const void *a, const void *b)
+static int cmp_entry(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const struct entry *x = a, *y = b;
     int r = strcmp(etl_kind_name(x->k.kind), etl_kind_name(y->k.kind));
     if (r)
         return r;
     if (x->k.hook != y->k.hook)
         return x->k.hook < y->k.hook ? -1 : 1;
+    if (x->k.has_guid != y->k.has_guid)
+        return x->k.has_guid < y->k.has_guid ? -1 : 1;
     char gx[37], gy[37];
     etl_guid_str(x->k.guid, gx);
     etl_guid_str(y->k.guid, gy);
@@ -269,7 +273,7 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     for (size_t i = 0; i < c.cap; i++)
         if (c.tab[i].used)
             list[n++] = c.tab[i];
-    qsort(list, n, sizeof *list, cmp_entry);
+    etl_sort(list, n, sizeof *list, cmp_entry, NULL);
     rc = etl_print_begin_table(p, &etl_table_stats);
     char name[80];
     rc = rc ? rc : emit(p, f, "buffers", "all", &bufs);

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort.h"
 #include "grow.h"
 #include "decode/swreader.h"
 #include "decode/names.h"
@@ -340,8 +341,9 @@ static void account(struct summary *m, const struct etl_switch *sw)
 /* ---- rows ------------------------------------------------------------------------ */
 
 /* Orders reason counts: most first, then by reason. */
-static int cmp_reason(const void *a, const void *b)
+static int cmp_reason(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const struct reason_count *x = a, *y = b;
     if (x->count != y->count)
         return x->count > y->count ? -1 : 1;
@@ -354,7 +356,7 @@ static void reasons_text(struct figures *g, char *buf, size_t cap)
     size_t o = 0;
     buf[0] = '\0';
     if (g->nwr > 1)
-        qsort(g->wr, g->nwr, sizeof *g->wr, cmp_reason);
+        etl_sort(g->wr, g->nwr, sizeof *g->wr, cmp_reason, NULL);
     for (uint16_t i = 0; i < g->nwr && o < cap; i++) {
         const char *name = etl_wait_reason_name(g->wr[i].reason);
         int n = name ? snprintf(buf + o, cap - o, "%s%s:%u", i ? " " : "", name,
@@ -415,8 +417,9 @@ struct prow {
 };
 
 /* Orders thread rows by process key (to gather processes). */
-static int cmp_pk(const void *a, const void *b)
+static int cmp_pk(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const struct thr *x = a, *y = b;
     if (x->pk != y->pk)
         return x->pk < y->pk ? -1 : 1;
@@ -424,8 +427,9 @@ static int cmp_pk(const void *a, const void *b)
 }
 
 /* Orders thread rows: most CPU time first, then PID and TID. */
-static int cmp_thr(const void *a, const void *b)
+static int cmp_thr(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const struct thr *x = a, *y = b;
     if (x->fig.cpu_time != y->fig.cpu_time)
         return x->fig.cpu_time > y->fig.cpu_time ? -1 : 1;
@@ -437,8 +441,9 @@ static int cmp_thr(const void *a, const void *b)
 }
 
 /* Orders process rows: most CPU time first, then PID. */
-static int cmp_prow(const void *a, const void *b)
+static int cmp_prow(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const struct prow *x = a, *y = b;
     if (x->fig.cpu_time != y->fig.cpu_time)
         return x->fig.cpu_time > y->fig.cpu_time ? -1 : 1;
@@ -486,8 +491,8 @@ static int print_rows(struct etl_printer *p, struct summary *m)
     int rc = 0;
 
     /* Processes: gather threads by process key, then sort. */
-    if (m->n > 1) /* qsort must not be given NULL, even for nothing */
-        qsort(m->t, m->n, sizeof *m->t, cmp_pk);
+    if (m->n > 1) 
+        etl_sort(m->t, m->n, sizeof *m->t, cmp_pk, NULL);
     size_t np = 0;
     for (size_t i = 0; i < m->n; i++)
         if (m->t[i].pk && (i == 0 || m->t[i].pk != m->t[i - 1].pk))
@@ -511,8 +516,13 @@ static int print_rows(struct etl_printer *p, struct summary *m)
         pr[np - 1].threads++;
         figures_add(&pr[np - 1].fig, &t->fig);
     }
-    qsort(pr, np, sizeof *pr, cmp_prow);
-    for (size_t i = 0; i < np && rc == 0; i++) {
+    bool oom = false;
+    for (size_t i = 0; i < np; i++)
+        oom = oom || pr[i].fig.oom;
+    if (oom)
+        etl_file_nomem(m->f);
+    etl_sort(pr, np, sizeof *pr, cmp_prow, NULL);
+    for (size_t i = 0; i < np && rc == 0 && !oom; i++) {
         const char *img = pk_image(m, pr[i].pk, pr[i].pid, pr[i].proc);
         if (process_shown(f, pr[i].pid, img)) {
             struct etl_value v[M_COUNT];
@@ -533,9 +543,11 @@ static int print_rows(struct etl_printer *p, struct summary *m)
         free(pr[i].fig.wr);
     free(pr);
 
+    if (oom)
+        return 0;
+
     /* Threads. */
-    if (m->n > 1)
-        qsort(m->t, m->n, sizeof *m->t, cmp_thr);
+    etl_sort(m->t, m->n, sizeof *m->t, cmp_thr, NULL);
     for (size_t i = 0; i < m->n && rc == 0; i++) {
         struct thr *t = &m->t[i];
         const char *img = pk_image(m, t->pk, t->pid, t->proc);

@@ -1,0 +1,18 @@
+/*
+ * sort.h - sorting an array in place without allocating: heapsort, which
+ * needs neither recursion nor memory (the C library's qsort may allocate,
+ * and may fail to), with a context argument for the comparison. Not stable:
+ * comparisons must order every pair that may be told apart.
+ */
+#ifndef ETLDUMP_SORT_H
+#define ETLDUMP_SORT_H
+
+#include <stddef.h>
+
+/* Returns <0, 0 or >0 as a sorts before, with or after b. */
+typedef int (*etl_cmp_fn)(const void *a, const void *b, void *ctx);
+
+/* Sorts n elements of size bytes at base (size at most 256). */
+void etl_sort(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx);
+
+#endif

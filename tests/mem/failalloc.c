@@ -1,0 +1,208 @@
+/*
+ * failalloc.c - an LD_PRELOAD library that makes the Nth memory allocation
+ * of a program fail, and reports the blocks still allocated at exit.
+ *
+ *   FAILALLOC_AT=N     fail allocation number N (1-based); 0: none fails
+ *   FAILALLOC_REPORT=F write "allocations=A live=L failed=0|1" to file F
+ *                      at exit
+ *
+ * Counting starts at the program's first getopt_long call (main's first
+ * step), so the dynamic loader's and the C library's own start-up
+ * allocations are left alone. malloc, calloc, realloc and the functions
+ * built on them in the C library are counted. Blocks allocated after the
+ * start are tracked in a fixed table to find leaks.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+static int (*real_getopt_long)(int, char *const *, const char *, const struct option *,
+                               int *);
+
+static bool started, failed;
+static unsigned long count, fail_at;
+
+/* Live blocks allocated since the start: open addressing, deletion by
+ * tombstones. */
+#define TABLE (1u << 22)
+#define TOMB ((void *)1)
+static void *live[TABLE];
+static unsigned long nlive;
+
+static size_t slot_of(const void *p)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 40) & (TABLE - 1);
+}
+
+static void track(void *p)
+{
+    if (!p)
+        return;
+    for (size_t i = slot_of(p), n = 0; n < TABLE; i = (i + 1) & (TABLE - 1), n++)
+        if (live[i] == NULL || live[i] == TOMB) {
+            live[i] = p;
+            nlive++;
+            return;
+        }
+}
+
+static bool untrack(void *p)
+{
+    if (!p)
+        return false;
+    for (size_t i = slot_of(p), n = 0; n < TABLE && live[i]; i = (i + 1) & (TABLE - 1), n++)
+        if (live[i] == p) {
+            live[i] = TOMB;
+            nlive--;
+            return true;
+        }
+    return false;
+}
+
+/* A tiny arena for dlsym's own allocations before the real functions are
+ * known. */
+static char early[4096];
+static size_t early_used;
+
+static void *early_alloc(size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (n > sizeof early - early_used)
+        return NULL;
+    void *p = early + early_used;
+    early_used += n;
+    return p;
+}
+
+static bool is_early(const void *p)
+{
+    return (const char *)p >= early && (const char *)p < early + sizeof early;
+}
+
+static void resolve(void)
+{
+    static bool busy;
+    if (real_malloc || busy)
+        return;
+    busy = true;
+    real_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+    real_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+    real_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+    const char *s = getenv("FAILALLOC_AT");
+    fail_at = s ? strtoul(s, NULL, 10) : 0;
+    busy = false;
+}
+
+/* Counts one allocation; true if this one must fail. */
+static bool must_fail(void)
+{
+    if (!started)
+        return false;
+    count++;
+    if (fail_at && count == fail_at) {
+        failed = true;
+        return true;
+    }
+    return false;
+}
+
+void *malloc(size_t n)
+{
+    resolve();
+    if (!real_malloc)
+        return early_alloc(n);
+    if (must_fail()) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = real_malloc(n);
+    if (started)
+        track(p);
+    return p;
+}
+
+void *calloc(size_t a, size_t b)
+{
+    resolve();
+    if (!real_calloc) {
+        void *p = b && a > SIZE_MAX / b ? NULL : early_alloc(a * b);
+        if (p)
+            memset(p, 0, a * b);
+        return p;
+    }
+    if (must_fail()) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = real_calloc(a, b);
+    if (started)
+        track(p);
+    return p;
+}
+
+void *realloc(void *old, size_t n)
+{
+    resolve();
+    if (is_early(old)) {
+        void *p = malloc(n);
+        if (p)
+            memcpy(p, old, n < sizeof early ? n : sizeof early);
+        return p;
+    }
+    if (must_fail()) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    bool was = untrack(old);
+    void *p = real_realloc(old, n);
+    if (p && started)
+        track(p);
+    else if (!p && was)
+        track(old); /* the old block is still allocated */
+    return p;
+}
+
+void free(void *p)
+{
+    if (!p || is_early(p))
+        return;
+    resolve();
+    untrack(p);
+    real_free(p);
+}
+
+int getopt_long(int argc, char *const argv[], const char *opts, const struct option *lo,
+                int *li)
+{
+    if (!real_getopt_long)
+        real_getopt_long = (int (*)(int, char *const *, const char *, const struct option *,
+                                    int *))dlsym(RTLD_NEXT, "getopt_long");
+    started = true;
+    return real_getopt_long(argc, argv, opts, lo, li);
+}
+
+__attribute__((destructor)) static void report(void)
+{
+    const char *path = getenv("FAILALLOC_REPORT");
+    if (!path)
+        return;
+    unsigned long n = count, l = nlive;
+    started = false; /* the program is done: nothing more is counted */
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "allocations=%lu live=%lu failed=%d\n", n, l, failed ? 1 : 0);
+    fclose(f);
+}

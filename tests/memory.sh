@@ -1,0 +1,97 @@
+#!/bin/sh
+# Memory: no input inflates it, and running out of it ends a run cleanly.
+#  1. Peak resident memory stays under 64 MiB for every view of crafted files
+#     of a million minimal buffers (72-byte and 1 KiB ones) and of every real
+#     trace (build/peak measures it).
+#  2. Allocation failure: for each scenario, the run is repeated failing its
+#     1st, 2nd, ... allocation (build/failalloc.so, LD_PRELOAD) until one
+#     completes without reaching N: every failing run must exit with status 5
+#     (out of memory), leave no block allocated and not crash.
+# Usage: tests/memory.sh ETLDUMP [SHARED]
+set -u
+etldump=$1
+shared=${2:-../shared}
+limit_kib=$((64 * 1024))
+pass=0 fail=0 skip=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "memory: FAIL: $*"; }
+
+# Peak of one run, in KiB.
+peak() {
+    build/peak "$etldump" "$@" 2>&1 >/dev/null | sed -n 's/^peak //p' | tail -n 1
+}
+
+check_peak() {
+    p=$(peak "$@")
+    if [ -n "$p" ] && [ "$p" -lt "$limit_kib" ]; then ok; else bad "peak ${p:-?} KiB: etldump $*"; fi
+}
+
+build/manybuf "$tmp/many72.etl" 1000000 72 4 || bad "manybuf 72"
+for v in "" --events=all --stats --summary --info; do
+    check_peak $v -f csv "$tmp/many72.etl"
+done
+rm -f "$tmp/many72.etl"
+build/manybuf "$tmp/many1k.etl" 1000000 1024 16 || bad "manybuf 1024"
+for v in "" --events=all --summary; do
+    check_peak $v -f csv "$tmp/many1k.etl"
+done
+rm -f "$tmp/many1k.etl"
+real=0
+for f in "$shared"/samples/real/*.etl; do
+    [ -f "$f" ] || continue
+    real=$((real + 1))
+    for v in "" --events=all --stats --summary --info; do
+        check_peak $v -f csv "$f"
+    done
+done
+[ "$real" -eq 0 ] && { skip=$((skip + 1)); echo "memory: skipped the real traces: $shared/samples/real not found (it lives beside the project)"; }
+
+# Allocation failure, every N.
+shim=$(pwd)/build/failalloc.so
+if ! FAILALLOC_AT=0 LD_PRELOAD=$shim "$etldump" --version >/dev/null 2>"$tmp/err"; then
+    skip=$((skip + 1))
+    echo "memory: skipped the allocation-failure runs: $etldump cannot run under $shim ($(head -n 1 "$tmp/err"))"
+else
+    oom_runs() {
+        n=1
+        while :; do
+            FAILALLOC_AT=$n FAILALLOC_REPORT=$tmp/report LD_PRELOAD=$shim \
+                "$etldump" "$@" >/dev/null 2>"$tmp/err"
+            rc=$?
+            r=$(cat "$tmp/report" 2>/dev/null)
+            case "$r" in
+                *failed=0) break ;;
+            esac
+            if [ "$rc" -eq 5 ] && [ "$r" = "${r%live=*}live=0 failed=1" ] &&
+               grep -q "out of memory" "$tmp/err"; then
+                ok
+            else
+                bad "allocation $n failed: exit $rc, $r: etldump $* ($(head -c 200 "$tmp/err"))"
+            fi
+            n=$((n + 1))
+            [ "$n" -gt 5000 ] && { bad "more than 5000 allocations: etldump $*"; break; }
+        done
+        [ "$rc" -le 1 ] || bad "the run without a failure exits $rc: etldump $*"
+    }
+    for fmt in csv text json; do
+        for v in "" --events=all --stats --summary --info; do
+            oom_runs $v -f $fmt samples/demo-processes.etl
+        done
+    done
+    oom_runs -f csv samples/mixed-x86-circular-compressed.etl
+    oom_runs --events=all -f csv --process=svchost,abc --tid=1-5,7 --range=0.5: samples/demo-processes.etl
+    oom_runs --groupmask=PERF_CONTEXT_SWITCH,0x20000100 -f csv
+    oom_runs -f csv samples/demo-compact.etl samples/cswitch-v4-pmc-pebs.etl
+    for f in "$shared"/samples/real/dnperf-dynamicevents.etl "$shared"/samples/real/pv-diaghub-kernel.etl \
+             "$shared"/samples/real/jl-perfview.etl; do
+        [ -f "$f" ] || continue
+        for v in --events=all --stats --summary; do
+            oom_runs $v -f csv "$f"
+        done
+    done
+fi
+echo "memory: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
