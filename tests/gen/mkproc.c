@@ -7,26 +7,13 @@
 #include "mkproc.h"
 
 #include "etlw_pt.h"
+#include "mkrng.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
-
-struct rng {
-    uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint32_t below(struct rng *r, uint32_t n) { return (uint32_t)(((rnd(r) >> 32) * (uint64_t)n) >> 32); }
 
 /* Figures of a thread (or a process: the sum of its threads). */
 struct fig {

@@ -29,8 +29,10 @@
  * in Ready, Running, Standby or DeferredReady; migrations between
  * switch-ins on different CPUs; busy and idle time per CPU; --summary-range
  * clips spans and selects switches by time; --summary-cpus keeps runs and
- * switches of those CPUs (waits by the CPU of their switch-out).
- * Memory grows with threads and processes (only with --processes).
+ * switches of those CPUs (waits by the CPU of their switch-out). The
+ * settled summary (below) changes the waits and migrations and adds columns.
+ * Memory grows with threads and processes (only with --processes), and in
+ * the settled summary with the switch-ins (the ready-time percentiles).
  */
 #ifndef MKPROC_H
 #define MKPROC_H
@@ -97,7 +99,15 @@ size_t mkproc_row(struct mkproc *m, const struct etlw_expect *row, char *buf, si
  * knows it (the new thread of the processor's latest switch, when that
  * switch's new_tid is known); it is taken out of the run it falls in
  * (cpu_time, mean_run, max_run, busy_time, idle_time). Columns appended:
- * MKPROC_SUMMARY_EXTRA. */
+ * MKPROC_SUMMARY_EXTRA: ready_p50/p90/p99/max (nearest rank over the
+ * unclipped new_ready values of the counted switch-ins; threads and
+ * processes), top_readiers (threads: the images of the readying threads
+ * of its counted switch-ins, "name:count" x3, most first, ties by name),
+ * dpc_time and isr_time (processes and processors; empty when the trace has
+ * no DPC/ISR event), idle_by_cstate (processors: "C<n>:secs" ascending, the
+ * idle runs ended by a switch that carries prev_cstate). Without ReadyThread
+ * events, a wait spans switch-out..switch-in, and ready time the spans after
+ * a switch-out in Ready, Running, Standby or DeferredReady. */
 #define MKPROC_SUMMARY_EXTRA                                                                       \
     ",ready_p50,ready_p90,ready_p99,ready_max,top_readiers,dpc_time,isr_time,idle_by_cstate"
 

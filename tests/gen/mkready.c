@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "mkready.h"
+#include "mkrng.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -16,20 +17,6 @@
 #define HOOK_DPC 0x0F44u
 #define HOOK_TIMER_DPC 0x0F45u
 #define HOOK_ISR_MSI 0x0F32u
-
-struct rng {
-    uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint32_t below(struct rng *r, uint32_t n) { return (uint32_t)(((rnd(r) >> 32) * (uint64_t)n) >> 32); }
 
 /* uniform in [0, n), n > 0 */
 static int64_t below64(struct rng *r, int64_t n) { return (int64_t)(rnd(r) % (uint64_t)n); }
@@ -115,6 +102,13 @@ struct mkr {
     char err[200];
 };
 
+#if defined(__GNUC__)
+#define MKR_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define MKR_PRINTF(a, b)
+#endif
+
+static void fail(struct mkr *m, const char *fmt, ...) MKR_PRINTF(2, 3);
 static void fail(struct mkr *m, const char *fmt, ...)
 {
     if (m->failed)
@@ -494,6 +488,23 @@ static struct ent *q_push(struct mkr *m)
     return e;
 }
 
+/* A copy of the pieces flush_cpu left (none: NULL). 0, or -1. */
+static int take_pieces(struct mkr *m, struct mkproc_piece **pc, uint32_t *n)
+{
+    *pc = NULL;
+    *n = 0;
+    if (!m->npc)
+        return 0;
+    *pc = malloc(m->npc * sizeof **pc);
+    if (!*pc) {
+        fail(m, "out of memory");
+        return -1;
+    }
+    memcpy(*pc, m->pc, m->npc * sizeof **pc);
+    *n = (uint32_t)m->npc;
+    return 0;
+}
+
 int mkr_switch(struct mkr *m, const struct etlw_switch *sw, int old_slot, int new_slot)
 {
     if (m->failed)
@@ -521,15 +532,8 @@ int mkr_switch(struct mkr *m, const struct etlw_switch *sw, int old_slot, int ne
     }
     e->cpu = sw->cpu;
     e->ts = sw->ts;
-    if (m->npc) {
-        e->pc = malloc(m->npc * sizeof *e->pc);
-        if (!e->pc) {
-            fail(m, "out of memory");
-            return -1;
-        }
-        memcpy(e->pc, m->pc, m->npc * sizeof *e->pc);
-        e->npc = (uint32_t)m->npc;
-    }
+    if (take_pieces(m, &e->pc, &e->npc) != 0)
+        return -1;
     if (old_slot >= 0) {
         struct mslot *s = &m->slot[old_slot];
         s->has_out = true;
@@ -579,6 +583,7 @@ static void put_dur(char *buf, size_t cap, size_t *n, int64_t ticks, int64_t fre
         *n = *n + (size_t)k < cap ? *n + (size_t)k : cap - 1;
 }
 
+static void put_str(char *buf, size_t cap, size_t *n, const char *fmt, ...) MKR_PRINTF(4, 5);
 static void put_str(char *buf, size_t cap, size_t *n, const char *fmt, ...)
 {
     va_list ap;
@@ -589,7 +594,7 @@ static void put_str(char *buf, size_t cap, size_t *n, const char *fmt, ...)
         *n = *n + (size_t)k < cap ? *n + (size_t)k : cap - 1;
 }
 
-static void emit(struct mkr *m, struct ent *e, bool final)
+static void emit(struct mkr *m, struct ent *e)
 {
     const struct etlw_expect *r = &e->row;
     char line[1024];
@@ -600,7 +605,6 @@ static void emit(struct mkr *m, struct ent *e, bool final)
     bool rk = false; /* a reader knows the readying thread */
     if (nt && e->has_rt)
         rk = e->rt.ridx >= 0 ? known_bit(m, (uint64_t)e->rt.ridx) : m->cpu[e->rt.cpu].any_sw;
-    (void)final;
     if (m->pm) {
         struct mkproc_ext x;
         memset(&x, 0, sizeof x);
@@ -669,7 +673,7 @@ static void release(struct mkr *m, bool final)
             break;
         if (e->run_state == 0)
             e->run_state = 2;
-        emit(m, e, final);
+        emit(m, e);
         free(e->pc);
         e->pc = NULL;
         m->qhead++;
@@ -716,15 +720,8 @@ int mkr_finish(struct mkr *m)
         struct mcpu *c = &m->cpu[k];
         if (flush_cpu(m, k, c->next_ts, false) != 0)
             return -1;
-        if (m->npc) {
-            c->tail = malloc(m->npc * sizeof *c->tail);
-            if (!c->tail) {
-                fail(m, "out of memory");
-                return -1;
-            }
-            memcpy(c->tail, m->pc, m->npc * sizeof *c->tail);
-            c->ntail = (uint32_t)m->npc;
-        }
+        if (take_pieces(m, &c->tail, &c->ntail) != 0)
+            return -1;
     }
     return 0;
 }

@@ -10,13 +10,22 @@
  * encoding and expectation rules. --encoding=mixed switches each CPU between
  * runs of CSwitch events and runs of compact batches (20..2019 switches each).
  *
- * Build: cc -std=c11 -O2 tests/gen/mktrace.c tests/gen/etlw.c tests/gen/lz77_compress.c -o mktrace
+ * --ready, --dpc and --settled (mkready.h) change the schedule: some CPUs
+ * run a thread when the trace starts, a thread switched out Waiting becomes
+ * runnable only after its wake-up (one ReadyThread, two - the first flagged
+ * kernel stack or process swapped out - or none), a new thread and, rarely, a
+ * preempted one are readied before they run. Wake-ups are handled in global
+ * time order with the switches; the ReadyThread goes on any CPU where it can
+ * lie strictly between two switches, readied by whatever runs there.
+ *
+ * Build: cc -std=c11 -O2 -o mktrace (every .c file of tests/gen)
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "etlw.h"
 #include "mkproc.h"
 #include "mkready.h"
+#include "mkrng.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -27,24 +36,6 @@
 #include <time.h>
 
 enum { ENC_CSWITCH, ENC_COMPACT, ENC_MIXED };
-
-struct rng {
-    uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* uniform in [0, n), n > 0 */
-static uint32_t below(struct rng *r, uint32_t n) { return (uint32_t)(((rnd(r) >> 32) * (uint64_t)n) >> 32); }
-
-/* uniform in [lo, hi] */
-static uint64_t range(struct rng *r, uint64_t lo, uint64_t hi) { return lo + rnd(r) % (hi - lo + 1u); }
 
 struct thr {
     uint32_t tid;
@@ -283,14 +274,15 @@ static int pick_free(struct rng *r, struct thr *t, int n, int64_t ts)
 /* How long a waiting thread waits for its wake-up, in clock ticks. */
 static int64_t wake_delay(struct rng *r)
 {
+    static const struct {
+        uint32_t below;
+        uint64_t lo, hi;
+    } band[] = {{60, 1, 3000}, {90, 3001, 60000}, {98, 60001, 2000000}, {100, 2000001, 50000000}};
     uint32_t x = below(r, 100);
-    if (x < 60)
-        return (int64_t)range(r, 1, 3000);
-    if (x < 90)
-        return (int64_t)range(r, 3001, 60000);
-    if (x < 98)
-        return (int64_t)range(r, 60001, 2000000);
-    return (int64_t)range(r, 2000001, 50000000);
+    unsigned i = 0;
+    while (x >= band[i].below)
+        i++;
+    return (int64_t)range(r, band[i].lo, band[i].hi);
 }
 
 /* The ReadyThread of a wake-up: on a CPU where it may go (any CPU, whatever
