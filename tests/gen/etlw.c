@@ -1094,7 +1094,7 @@ int etlw_add_misc(struct etlw *w, unsigned cpu, int64_t ts, enum etlw_misc kind,
         put32(p + 8, 0x2000u + (salt & 0xFFCu));
         put32(p + 12, 0x1000u + (salt & 0x7FCu));
         put64(p + 16, (uint64_t)ts);
-        put32(p + 24, 0x2004u + (salt & 0xFF8u));
+        put32(p + 24, (w->cfg.misc_odd_tid ? 0x2001u : 0x2004u) + (salt & 0xFF8u));
         put32(p + 28, salt);
         break;
     case ETLW_MISC_FULL_HEADER: {

@@ -145,7 +145,8 @@ enum etlw_misc {
     ETLW_MISC_EVENT_HEADER32,  /* EVENT_HEADER32 (0xC012) whatever the pointer size */
     ETLW_MISC_MESSAGE,         /* MESSAGE_TRACE_HEADER (WPP), odd size */
     ETLW_MISC_SYSTEM_0050,     /* SYSTEM64 HookId 0x0050, 0x30 bytes of zeros */
-    ETLW_MISC_COMPACT_SYSTEM,  /* compact SYSTEM header (0x18), HookId 0x0532, 8 data bytes */
+    ETLW_MISC_COMPACT_SYSTEM,  /* compact SYSTEM header (0x18), HookId 0x0532, 8 data bytes
+                                  (the first u32 an odd number with cfg.misc_odd_tid: no thread's TID) */
     ETLW_MISC_FULL_HEADER,     /* EVENT_TRACE_HEADER (0x30), classic provider GUID */
     ETLW_MISC_PERFINFO_SAMPLE, /* PERFINFO, HookId 0x0F2E (profile-like sample) */
     ETLW_MISC_GROUP_MASKS,     /* PERFINFO 0x0020 then 0x0005 with the session's masks */
@@ -228,6 +229,7 @@ struct etlw_config {
     uint32_t kernel_event_version; /* 0x0005 Version field, e.g. 80 */
     uint16_t logger_id;         /* ClientContext.LoggerId, e.g. 20 */
     enum etlw_first_ts first_ts;
+    bool misc_odd_tid;          /* ETLW_MISC_COMPACT_SYSTEM names no real TID (with ReadyThreads) */
     const char *logger_name;    /* ASCII; NULL -> "NT Kernel Logger" */
     const char *log_file_name;  /* ASCII; NULL -> "C:\\etlw\\trace.etl" */
     /* Expected rows, in CSV order. NULL: no bookkeeping at all (fast). */

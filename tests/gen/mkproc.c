@@ -7,26 +7,13 @@
 #include "mkproc.h"
 
 #include "etlw_pt.h"
+#include "mkrng.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
-
-struct rng {
-    uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint32_t below(struct rng *r, uint32_t n) { return (uint32_t)(((rnd(r) >> 32) * (uint64_t)n) >> 32); }
 
 /* Figures of a thread (or a process: the sum of its threads). */
 struct fig {
@@ -45,6 +32,12 @@ struct proc {
     unsigned nthreads;        /* alive */
 };
 
+/* Who readied a thread, by image name. */
+struct readier {
+    const char *name;
+    uint32_t n;
+};
+
 struct inst {
     uint32_t tid, proc;
     char name[32];
@@ -57,6 +50,16 @@ struct inst {
     bool out_counts;
     int32_t last_cpu;
     struct fig f;
+    /* settled summary: sn without ReadyThread events, sr with them */
+    struct fig sn, sr;
+    int32_t s_last_cpu;
+    uint8_t out_wr;
+    bool out_has_wr;
+    int64_t dpc, isr;
+    int64_t *rv;              /* known new_ready values (ns) of counted switch-ins */
+    size_t nrv, rvcap;
+    struct readier *rd;
+    size_t nrd, rdcap;
 };
 
 struct cpu {
@@ -64,6 +67,9 @@ struct cpu {
     uint32_t inst;
     int64_t since, busy, idle;
     uint64_t switches;
+    int64_t dpc, isr;
+    int64_t cst[256];         /* idle time by the C-state left */
+    bool cst_seen[256];
 };
 
 struct mkproc {
@@ -84,6 +90,7 @@ struct mkproc {
     uint32_t *freeq;          /* ended instances, in end order */
     size_t fhead, ftail, fcap;
     struct cpu *cpu;
+    bool settled, any_ready, any_intr;
 };
 
 enum { OUT_NONE, OUT_WAIT, OUT_READY };
@@ -231,6 +238,7 @@ static uint32_t add_inst(struct mkproc *m, uint32_t tid, uint32_t proc)
     t->proc = proc;
     t->alive = true;
     t->last_cpu = -1;
+    t->s_last_cpu = -1;
     m->p[proc].nthreads++;
     return (uint32_t)m->nt++;
 }
@@ -558,8 +566,104 @@ static int64_t clip(const struct mkproc *m, int64_t a, int64_t b)
     return b >= a ? b - a : -1;
 }
 
+/* Length in ns of the span between two raw timestamps, clipped; 0 if none. */
+static int64_t span_ns(const struct mkproc *m, int64_t a, int64_t b)
+{
+    int64_t d = clip(m, to_ns(m, a), to_ns(m, b));
+    return d > 0 ? d : 0;
+}
+
+/* DPC/ISR pieces on processor c: its time, and the process's of the thread a
+ * reader knows was running there. Returns their clipped sum. */
+static int64_t interrupts(struct mkproc *m, struct cpu *c, const struct mkproc_piece *pc, uint32_t n)
+{
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t d = span_ns(m, pc[i].s, pc[i].e);
+        if (pc[i].isr)
+            c->isr += d;
+        else
+            c->dpc += d;
+        if (c->known) {
+            struct inst *t = &m->t[c->inst];
+            if (pc[i].isr)
+                t->isr += d;
+            else
+                t->dpc += d;
+        }
+        sum += d;
+    }
+    return sum;
+}
+
+static int push_value(int64_t **v, size_t *n, size_t *cap, int64_t x)
+{
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        int64_t *nv = realloc(*v, ncap * sizeof *nv);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = ncap;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+static void tally(struct inst *t, const char *name)
+{
+    for (size_t i = 0; i < t->nrd; i++) {
+        if (!strcmp(t->rd[i].name, name)) {
+            t->rd[i].n++;
+            return;
+        }
+    }
+    if (t->nrd == t->rdcap) {
+        size_t ncap = t->rdcap ? t->rdcap * 2 : 4;
+        struct readier *nr = realloc(t->rd, ncap * sizeof *nr);
+        if (!nr)
+            return;
+        t->rd = nr;
+        t->rdcap = ncap;
+    }
+    t->rd[t->nrd++] = (struct readier){name, 1};
+}
+
+/* Settled figures of a switch-in of thread t (before its switch-out is forgotten). */
+static void settle_in(struct mkproc *m, struct inst *t, const struct etlw_expect *e,
+                      const struct mkproc_ext *x, int64_t ns, bool counts)
+{
+    if (counts) {
+        if (t->out_kind == OUT_WAIT) {
+            t->sn.waits++;
+            if (t->out_has_wr)
+                t->sn.wr[t->out_wr]++;
+            int64_t d = clip(m, t->out_at, ns);
+            t->sn.wait_time += d > 0 ? d : 0;
+        } else if (t->out_kind == OUT_READY) {
+            int64_t d = clip(m, t->out_at, ns);
+            t->sn.ready_time += d > 0 ? d : 0;
+        }
+        if (x && x->has_ready) {
+            t->sr.ready_time += span_ns(m, x->ready_from, e->ts);
+            push_value(&t->rv, &t->nrv, &t->rvcap, ns - to_ns(m, x->ready_from));
+        }
+        if (x && x->has_waited) {
+            t->sr.waits++;
+            if (t->out_has_wr)
+                t->sr.wr[t->out_wr]++;
+            t->sr.wait_time += span_ns(m, x->wait_from, x->wait_to);
+        }
+        if (x && x->readier)
+            tally(t, m->p[m->t[x->readier_user].proc].image);
+        if (t->s_last_cpu >= 0 && t->s_last_cpu != e->cpu)
+            t->sn.migrations++;
+    }
+    t->s_last_cpu = e->cpu;
+}
+
 /* Adds one expected row to the summary. */
-static void account(struct mkproc *m, const struct etlw_expect *e)
+static void account(struct mkproc *m, const struct etlw_expect *e, const struct mkproc_ext *x)
 {
     if (e->cpu >= m->ncpus)
         return;
@@ -571,18 +675,25 @@ static void account(struct mkproc *m, const struct etlw_expect *e)
     c->seen = true;
     if (counts)
         c->switches++;
+    int64_t intr = x && cpu_ok ? interrupts(m, c, x->pc, x->npc) : 0;
     if (c->known && c->inst == e->old_user) {
         struct inst *t = &m->t[c->inst];
         int64_t d = cpu_ok ? clip(m, c->since, ns) : -1;
         if (d >= 0) {
+            d -= intr; /* DPC/ISR time is not the thread's */
             t->f.cpu_time += d;
             t->f.runs++;
             if (d > t->f.max_run)
                 t->f.max_run = d;
-            if (t->tid == 0)
+            if (t->tid == 0) {
                 c->idle += d;
-            else
+                if (m->settled && (e->has & ETLW_HAS_PREV_CSTATE)) {
+                    c->cst[e->prev_cstate] += d;
+                    c->cst_seen[e->prev_cstate] = true;
+                }
+            } else {
                 c->busy += d;
+            }
         }
     }
     if (e->old_tid != 0) {
@@ -591,6 +702,10 @@ static void account(struct mkproc *m, const struct etlw_expect *e)
         t->out_at = ns;
         t->out_counts = cpu_ok;
         t->out_kind = OUT_NONE;
+        t->s_last_cpu = e->cpu;
+        t->out_has_wr = (e->has & ETLW_HAS_OLD_STATE) && (e->has & ETLW_HAS_OLD_WAIT_REASON) &&
+                        e->old_state == ETLW_STATE_WAITING;
+        t->out_wr = e->old_wait_reason;
         if (e->has & ETLW_HAS_OLD_STATE) {
             unsigned st = e->old_state;
             if (st == ETLW_STATE_WAITING) {
@@ -622,6 +737,8 @@ static void account(struct mkproc *m, const struct etlw_expect *e)
                 t->f.ready_time += d;
         }
     }
+    if (m->settled && e->new_tid != 0)
+        settle_in(m, t, e, x, ns, counts);
     t->out_kind = OUT_NONE;
     if (e->new_tid != 0) {
         if (t->last_cpu >= 0 && t->last_cpu != e->cpu && counts)
@@ -633,9 +750,37 @@ static void account(struct mkproc *m, const struct etlw_expect *e)
     c->since = ns;
 }
 
+void mkproc_settle(struct mkproc *m) { m->settled = true; }
+
+void mkproc_presence(struct mkproc *m, bool ready, bool intr)
+{
+    m->any_ready = ready;
+    m->any_intr = intr;
+}
+
+void mkproc_who(const struct mkproc *m, uint32_t user, uint32_t *pid, const char **image)
+{
+    const struct proc *p = &m->p[m->t[user].proc];
+    *pid = p->pid;
+    *image = p->image;
+}
+
+void mkproc_tail(struct mkproc *m, unsigned cpu, const struct mkproc_piece *pc, uint32_t n)
+{
+    if (cpu >= m->ncpus || (m->o.cpu_set && (cpu >= 1024 || !m->o.cpus[cpu])))
+        return;
+    interrupts(m, &m->cpu[cpu], pc, n);
+}
+
 size_t mkproc_row(struct mkproc *m, const struct etlw_expect *e, char *buf, size_t cap)
 {
-    account(m, e);
+    return mkproc_row_ext(m, e, NULL, buf, cap);
+}
+
+size_t mkproc_row_ext(struct mkproc *m, const struct etlw_expect *e, const struct mkproc_ext *x,
+                      char *buf, size_t cap)
+{
+    account(m, e, x);
     const struct inst *o = &m->t[e->old_user];
     int n;
     if (e->has & ETLW_HAS_NEW_TID) {
@@ -685,7 +830,6 @@ static void put_fig(FILE *f, const struct fig *g)
             fprintf(f, "%s%d:%u", first ? "" : " ", best, (unsigned)g->wr[best]);
         first = false;
     }
-    fputc('\n', f);
 }
 
 static void fig_add(struct fig *a, const struct fig *b)
@@ -705,8 +849,78 @@ static void fig_add(struct fig *a, const struct fig *b)
 
 struct prow {
     uint32_t proc, threads;
-    struct fig f;
+    struct fig f, sn, sr;
+    int64_t dpc, isr;
 };
+
+/* The figures printed: in the settled summary, waits and ready time by
+ * their ends (with ReadyThread events: from new_ready and new_waited). */
+static void put_figs(FILE *f, const struct mkproc *m, const struct fig *g, const struct fig *sn,
+                     const struct fig *sr)
+{
+    if (!m->settled) {
+        put_fig(f, g);
+        return;
+    }
+    static struct fig o;
+    const struct fig *v = m->any_ready ? sr : sn;
+    o = *g;
+    o.wait_time = v->wait_time;
+    o.waits = v->waits;
+    o.ready_time = v->ready_time;
+    memcpy(o.wr, v->wr, sizeof o.wr);
+    o.migrations = sn->migrations;
+    put_fig(f, &o);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ready_p50, ready_p90, ready_p99, ready_max: nearest rank over v (sorted here). */
+static void put_pct(FILE *f, int64_t *v, size_t n)
+{
+    if (n == 0) {
+        fputs(",,,,", f);
+        return;
+    }
+    qsort(v, n, sizeof *v, cmp_i64);
+    static const unsigned pct[] = {50, 90, 99};
+    for (int i = 0; i < 3; i++) {
+        size_t rank = (pct[i] * n + 99) / 100; /* ceil(p/100 * n), >= 1 */
+        put_dur(f, v[rank - 1]);
+    }
+    put_dur(f, v[n - 1]);
+}
+
+static int cmp_readier(const void *a, const void *b)
+{
+    const struct readier *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* top_readiers: up to three "name:count", most first, ties by name. */
+static void put_readiers(FILE *f, struct inst *t)
+{
+    qsort(t->rd, t->nrd, sizeof *t->rd, cmp_readier);
+    fputc(',', f);
+    for (size_t i = 0; i < t->nrd && i < 3; i++)
+        fprintf(f, "%s%s:%u", i ? " " : "", t->rd[i].name, (unsigned)t->rd[i].n);
+}
+
+static void put_intr(FILE *f, const struct mkproc *m, int64_t dpc, int64_t isr)
+{
+    if (m->any_intr) {
+        put_dur(f, dpc);
+        put_dur(f, isr);
+    } else {
+        fputs(",,", f);
+    }
+}
 
 static const struct mkproc *sort_m;
 
@@ -738,7 +952,8 @@ int mkproc_write_summary(struct mkproc *m)
     if (!f)
         return -1;
     fputs("scope,cpu,pid,tid,process,thread_name,threads,cpu_time,switch_ins,mean_run,max_run,"
-          "wait_time,waits,ready_time,migrations,busy_time,idle_time,wait_reasons\n", f);
+          "wait_time,waits,ready_time,migrations,busy_time,idle_time,wait_reasons", f);
+    fputs(m->settled ? MKPROC_SUMMARY_EXTRA "\n" : "\n", f);
     struct prow *pr = calloc(m->np, sizeof *pr);
     uint32_t *ti = malloc((m->nt ? m->nt : 1) * sizeof *ti);
     if (!pr || !ti) {
@@ -755,6 +970,10 @@ int mkproc_write_summary(struct mkproc *m)
         pr[m->t[k].proc].proc = m->t[k].proc;
         pr[m->t[k].proc].threads++;
         fig_add(&pr[m->t[k].proc].f, &m->t[k].f);
+        fig_add(&pr[m->t[k].proc].sn, &m->t[k].sn);
+        fig_add(&pr[m->t[k].proc].sr, &m->t[k].sr);
+        pr[m->t[k].proc].dpc += m->t[k].dpc;
+        pr[m->t[k].proc].isr += m->t[k].isr;
     }
     size_t np = 0;
     for (uint32_t i = 0; i < m->np; i++)
@@ -766,14 +985,35 @@ int mkproc_write_summary(struct mkproc *m)
     for (size_t i = 0; i < np; i++) {
         const struct proc *p = &m->p[pr[i].proc];
         fprintf(f, "process,,%u,,%s,,%u", (unsigned)p->pid, p->image, (unsigned)pr[i].threads);
-        put_fig(f, &pr[i].f);
+        put_figs(f, m, &pr[i].f, &pr[i].sn, &pr[i].sr);
+        if (m->settled) {
+            size_t nv = 0, cv = 0;
+            int64_t *v = NULL;
+            for (uint32_t k = 0; k < m->nt; k++)
+                if (m->t[k].row && m->t[k].proc == pr[i].proc)
+                    for (size_t j = 0; j < m->t[k].nrv; j++)
+                        push_value(&v, &nv, &cv, m->t[k].rv[j]);
+            put_pct(f, v, nv);
+            free(v);
+            fputc(',', f); /* top_readiers: threads only */
+            put_intr(f, m, pr[i].dpc, pr[i].isr);
+            fputc(',', f);
+        }
+        fputc('\n', f);
     }
     for (size_t i = 0; i < n; i++) {
         const struct inst *t = &m->t[ti[i]];
         const struct proc *p = &m->p[t->proc];
         fprintf(f, "thread,,%u,%u,%s,%s,", (unsigned)p->pid, (unsigned)t->tid, p->image,
                 m->names ? t->name : "");
-        put_fig(f, &t->f);
+        put_figs(f, m, &t->f, &t->sn, &t->sr);
+        if (m->settled) {
+            struct inst *w = &m->t[ti[i]];
+            put_pct(f, w->rv, w->nrv);
+            put_readiers(f, w);
+            fputs(",,,", f); /* dpc_time, isr_time: processes and processors */
+        }
+        fputc('\n', f);
     }
     for (unsigned c = 0; c < m->ncpus; c++) {
         const struct cpu *x = &m->cpu[c];
@@ -782,7 +1022,21 @@ int mkproc_write_summary(struct mkproc *m)
         fprintf(f, "cpu,%u,,,,,,,%llu,,,,,,", c, (unsigned long long)x->switches);
         put_dur(f, x->busy);
         put_dur(f, x->idle);
-        fputs(",\n", f);
+        fputc(',', f);
+        if (m->settled) {
+            fputs(",,,,,", f);
+            put_intr(f, m, x->dpc, x->isr);
+            fputc(',', f);
+            bool first = true;
+            for (int s = 0; s < 256; s++) {
+                if (!x->cst_seen[s])
+                    continue;
+                fprintf(f, "%sC%d:%lld.%09lld", first ? "" : " ", s, (long long)(x->cst[s] / 1000000000),
+                        (long long)(x->cst[s] % 1000000000));
+                first = false;
+            }
+        }
+        fputc('\n', f);
     }
     free(pr);
     free(ti);
@@ -794,6 +1048,10 @@ void mkproc_free(struct mkproc *m)
     if (!m)
         return;
     free(m->p);
+    for (size_t k = 0; m->t && k < m->nt; k++) {
+        free(m->t[k].rv);
+        free(m->t[k].rd);
+    }
     free(m->t);
     free(m->slot);
     free(m->freeq);

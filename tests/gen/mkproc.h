@@ -29,8 +29,10 @@
  * in Ready, Running, Standby or DeferredReady; migrations between
  * switch-ins on different CPUs; busy and idle time per CPU; --summary-range
  * clips spans and selects switches by time; --summary-cpus keeps runs and
- * switches of those CPUs (waits by the CPU of their switch-out).
- * Memory grows with threads and processes (only with --processes).
+ * switches of those CPUs (waits by the CPU of their switch-out). The
+ * settled summary (below) changes the waits and migrations and adds columns.
+ * Memory grows with threads and processes (only with --processes), and in
+ * the settled summary with the switch-ins (the ready-time percentiles).
  */
 #ifndef MKPROC_H
 #define MKPROC_H
@@ -84,6 +86,65 @@ int mkproc_finish(struct mkproc *m, int64_t ts);
 /* Appends the process columns of an expected row to buf; returns the bytes
  * written. Also adds the row to the summary. */
 size_t mkproc_row(struct mkproc *m, const struct etlw_expect *row, char *buf, size_t cap);
+
+/* ---- the settled summary (mktrace --ready, --dpc, --settled) ----
+ * A wait counts (waits, wait_time, wait_reasons) at the switch-in that ends
+ * it, chosen by that switch-in's time and processor; a migration compares a
+ * switch-in's processor with the one the thread was last seen on, switch-outs
+ * included. With ReadyThread events in the trace, ready_time sums new_ready
+ * and wait_time new_waited over the switch-ins where they are known (a wait
+ * without ReadyThread counts nowhere), spans clipped to --summary-range.
+ * DPC/ISR time (exclusive: a nested ISR is taken out of its DPC) counts for
+ * its processor, and for the process of the interrupted thread when a reader
+ * knows it (the new thread of the processor's latest switch, when that
+ * switch's new_tid is known); it is taken out of the run it falls in
+ * (cpu_time, mean_run, max_run, busy_time, idle_time). Columns appended:
+ * MKPROC_SUMMARY_EXTRA: ready_p50/p90/p99/max (nearest rank over the
+ * unclipped new_ready values of the counted switch-ins; threads and
+ * processes), top_readiers (threads: the images of the readying threads
+ * of its counted switch-ins, "name:count" x3, most first, ties by name),
+ * dpc_time and isr_time (processes and processors; empty when the trace has
+ * no DPC/ISR event), idle_by_cstate (processors: "C<n>:secs" ascending, the
+ * idle runs ended by a switch that carries prev_cstate). Without ReadyThread
+ * events, a wait spans switch-out..switch-in, and ready time the spans after
+ * a switch-out in Ready, Running, Standby or DeferredReady. */
+#define MKPROC_SUMMARY_EXTRA                                                                       \
+    ",ready_p50,ready_p90,ready_p99,ready_max,top_readiers,dpc_time,isr_time,idle_by_cstate"
+
+/* Exclusive DPC or ISR time on a processor, raw timestamps. */
+struct mkproc_piece {
+    int64_t s, e;
+    bool isr;
+};
+
+/* What the schedule knows about a switch's new thread and the interval the
+ * switch closes (raw timestamps). */
+struct mkproc_ext {
+    bool has_ready;                /* new_ready known: it began at ready_from */
+    int64_t ready_from;
+    bool has_waited;               /* switched out Waiting, readied: wait_from..wait_to */
+    int64_t wait_from, wait_to;
+    bool readier;                  /* the readying thread, as a reader knows it */
+    uint32_t readier_user;
+    const struct mkproc_piece *pc; /* DPC/ISR time since the processor's previous switch */
+    uint32_t npc;
+};
+
+/* Turns the settled summary on (before the first row). */
+void mkproc_settle(struct mkproc *m);
+
+/* mkproc_row with the schedule's knowledge (x may be NULL). */
+size_t mkproc_row_ext(struct mkproc *m, const struct etlw_expect *row, const struct mkproc_ext *x,
+                      char *buf, size_t cap);
+
+/* DPC/ISR time after the processor's last switch (after the last row). */
+void mkproc_tail(struct mkproc *m, unsigned cpu, const struct mkproc_piece *pc, uint32_t n);
+
+/* Whether the trace holds ReadyThread events, DPC/ISR events. */
+void mkproc_presence(struct mkproc *m, bool ready, bool intr);
+
+/* PID and image of the thread with tag user. */
+void mkproc_who(const struct mkproc *m, uint32_t user, uint32_t *pid, const char **image);
 
 /* Writes the expected summary CSV (when asked for); 0, or -1. */
 int mkproc_write_summary(struct mkproc *m);

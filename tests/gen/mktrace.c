@@ -10,12 +10,22 @@
  * encoding and expectation rules. --encoding=mixed switches each CPU between
  * runs of CSwitch events and runs of compact batches (20..2019 switches each).
  *
- * Build: cc -std=c11 -O2 tests/gen/mktrace.c tests/gen/etlw.c tests/gen/lz77_compress.c -o mktrace
+ * --ready, --dpc and --settled (mkready.h) change the schedule: some CPUs
+ * run a thread when the trace starts, a thread switched out Waiting becomes
+ * runnable only after its wake-up (one ReadyThread, two - the first flagged
+ * kernel stack or process swapped out - or none), a new thread and, rarely, a
+ * preempted one are readied before they run. Wake-ups are handled in global
+ * time order with the switches; the ReadyThread goes on any CPU where it can
+ * lie strictly between two switches, readied by whatever runs there.
+ *
+ * Build: cc -std=c11 -O2 -o mktrace (every .c file of tests/gen)
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "etlw.h"
 #include "mkproc.h"
+#include "mkready.h"
+#include "mkrng.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -27,30 +37,76 @@
 
 enum { ENC_CSWITCH, ENC_COMPACT, ENC_MIXED };
 
-struct rng {
-    uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* uniform in [0, n), n > 0 */
-static uint32_t below(struct rng *r, uint32_t n) { return (uint32_t)(((rnd(r) >> 32) * (uint64_t)n) >> 32); }
-
-/* uniform in [lo, hi] */
-static uint64_t range(struct rng *r, uint64_t lo, uint64_t hi) { return lo + rnd(r) % (hi - lo + 1u); }
-
 struct thr {
     uint32_t tid;
     int8_t base;
     uint8_t ideal;
     bool running;
+    bool blocked;        /* waiting for its wake-up (--ready, --dpc, --settled) */
+    int64_t elig_after;  /* may be switched in only after this time */
 };
+
+/* A thread's coming wake-up: a ReadyThread, or none (it just becomes runnable). */
+enum { WAKE_READY, WAKE_READY_TWICE, WAKE_SILENT };
+
+struct wake {
+    int64_t t;
+    uint64_t seq;
+    int slot;
+    uint8_t kind, flag;
+};
+
+struct heap {
+    struct wake *a;
+    size_t n, cap;
+    uint64_t seq;
+};
+
+static bool wake_before(const struct wake *x, const struct wake *y)
+{
+    return x->t != y->t ? x->t < y->t : x->seq < y->seq;
+}
+
+static int heap_push(struct heap *h, int64_t t, int slot, uint8_t kind, uint8_t flag)
+{
+    if (h->n == h->cap) {
+        size_t ncap = h->cap ? h->cap * 2 : 64;
+        struct wake *na = realloc(h->a, ncap * sizeof *na);
+        if (!na)
+            return -1;
+        h->a = na;
+        h->cap = ncap;
+    }
+    size_t i = h->n++;
+    h->a[i] = (struct wake){t, h->seq++, slot, kind, flag};
+    while (i > 0 && wake_before(&h->a[i], &h->a[(i - 1) / 2])) {
+        struct wake x = h->a[i];
+        h->a[i] = h->a[(i - 1) / 2];
+        h->a[(i - 1) / 2] = x;
+        i = (i - 1) / 2;
+    }
+    return 0;
+}
+
+static struct wake heap_pop(struct heap *h)
+{
+    struct wake top = h->a[0];
+    h->a[0] = h->a[--h->n];
+    for (size_t i = 0;;) {
+        size_t l = 2 * i + 1, r = l + 1, b = i;
+        if (l < h->n && wake_before(&h->a[l], &h->a[b]))
+            b = l;
+        if (r < h->n && wake_before(&h->a[r], &h->a[b]))
+            b = r;
+        if (b == i)
+            break;
+        struct wake x = h->a[i];
+        h->a[i] = h->a[b];
+        h->a[b] = x;
+        i = b;
+    }
+    return top;
+}
 
 struct gcpu {
     int cur; /* thread index, -1 = idle */
@@ -63,11 +119,16 @@ struct csv {
     FILE *f;
     uint64_t rows;
     struct mkproc *pm; /* --processes: process columns and the summary */
+    struct mkr *mk;    /* --ready, --dpc, --settled: analysis columns */
 };
 
 static void csv_row(void *ctx, const struct etlw_expect *row)
 {
     struct csv *c = ctx;
+    if (c->mk) {
+        mkr_row(c->mk, row);
+        return;
+    }
     char line[512];
     size_t n = etlw_format_expect(row, line, sizeof line);
     if (c->pm && n < sizeof line - 2)
@@ -108,7 +169,12 @@ static void usage(FILE *f)
             "  --rundown=both|start|end  which DCStart/DCEnd rundowns (default both)\n"
             "  --summary=FILE        expected --summary CSV (implies --processes)\n"
             "  --summary-range=A:B   ... as with --range=A:B (seconds, either side may be empty)\n"
-            "  --summary-cpus=LIST   ... as with --cpu=LIST (comma-separated numbers)\n");
+            "  --summary-cpus=LIST   ... as with --cpu=LIST (comma-separated numbers)\n"
+            "  --ready               ReadyThread events (waits end with one, none or two), and the\n"
+            "                        analysis columns (new_since_last ... new_run) in EXPECTED.csv\n"
+            "  --dpc                 DPC and ISR events (some ISRs nested in DPCs, ReadyThreads from DPCs)\n"
+            "  --settled             the analysis columns and the settled summary without those events\n"
+            "                        (--ready and --dpc imply it; see mkproc.h)\n");
 }
 
 static int parse_u64(const char *name, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -194,15 +260,103 @@ static uint8_t pick_wait_reason(struct rng *r, unsigned limit)
     return (uint8_t)below(r, limit);
 }
 
-static int pick_free(struct rng *r, struct thr *t, int n)
+static int pick_free(struct rng *r, struct thr *t, int n, int64_t ts)
 {
     int start = (int)below(r, (uint32_t)n);
     for (int k = 0; k < n; k++) {
         int i = (start + k) % n;
-        if (!t[i].running)
+        if (!t[i].running && !t[i].blocked && t[i].elig_after < ts)
             return i;
     }
     return -1;
+}
+
+/* How long a waiting thread waits for its wake-up, in clock ticks. */
+static int64_t wake_delay(struct rng *r)
+{
+    static const struct {
+        uint32_t below;
+        uint64_t lo, hi;
+    } band[] = {{60, 1, 3000}, {90, 3001, 60000}, {98, 60001, 2000000}, {100, 2000001, 50000000}};
+    uint32_t x = below(r, 100);
+    unsigned i = 0;
+    while (x >= band[i].below)
+        i++;
+    return (int64_t)range(r, band[i].lo, band[i].hi);
+}
+
+/* The ReadyThread of a wake-up: on a CPU where it may go (any CPU, whatever
+ * runs there); 1 when none may take it at that time, 0, or -1. */
+static int place_ready(struct mkr *mk, struct rng *r, unsigned ncpus, const struct wake *wk,
+                       const struct thr *t)
+{
+    unsigned start = below(r, ncpus);
+    for (int pass = 0; pass < 2; pass++) {
+        uint8_t flag = pass ? (uint8_t)(wk->flag & ~MKR_FLAG_DPC) : wk->flag;
+        if (pass && flag == wk->flag)
+            break;
+        for (unsigned k = 0; k < ncpus; k++) {
+            unsigned cpu = (start + k) % ncpus;
+            if (mkr_can_ready(mk, cpu, wk->t, (flag & MKR_FLAG_DPC) != 0))
+                return mkr_ready(mk, cpu, wk->t, wk->slot, t->tid, flag);
+        }
+    }
+    return 1;
+}
+
+/* Handles the wake-ups due by ts. 0, or -1. */
+static int wake_up(struct heap *h, struct mkr *mk, struct rng *r, unsigned ncpus, struct thr *thr, int64_t ts)
+{
+    while (h->n && h->a[0].t <= ts) {
+        struct wake wk = heap_pop(h);
+        struct thr *t = &thr[wk.slot];
+        if (wk.kind != WAKE_SILENT) {
+            int rc = place_ready(mk, r, ncpus, &wk, t);
+            if (rc < 0)
+                return -1;
+            if (rc > 0) { /* try a tick later */
+                if (heap_push(h, wk.t + 1, wk.slot, wk.kind, wk.flag) != 0)
+                    return -1;
+                continue;
+            }
+            if (wk.kind == WAKE_READY_TWICE) { /* swapped out: once more when back */
+                uint8_t flag = below(r, 100) < 30 ? MKR_FLAG_DPC : 0;
+                if (heap_push(h, wk.t + (int64_t)range(r, 1, 3000), wk.slot, WAKE_READY, flag) != 0)
+                    return -1;
+                continue;
+            }
+        }
+        t->blocked = false;
+        t->elig_after = wk.t;
+    }
+    return 0;
+}
+
+/* The wake-up of a thread that has just been switched out (or started) at ts. */
+static int plan_wake(struct heap *h, struct rng *r, struct thr *t, int slot, int64_t ts, int64_t floor,
+                     bool ready, int what)
+{
+    int64_t at = ts + wake_delay(r);
+    uint32_t x = below(r, 100);
+    uint8_t kind, flag = below(r, 100) < 30 ? MKR_FLAG_DPC : 0;
+    if (what == 0) { /* waiting: one ReadyThread, two, or none */
+        kind = !ready || x < 12 ? WAKE_SILENT : x < 22 ? WAKE_READY_TWICE : WAKE_READY;
+        if (kind == WAKE_READY_TWICE)
+            flag = below(r, 2) ? MKR_FLAG_SWAPPED : MKR_FLAG_STACK;
+    } else if (ready && x < (what == 1 ? 3u : 60u)) { /* preempted (rarely), new thread */
+        kind = WAKE_READY;
+        at = ts + (int64_t)range(r, 1, 5000);
+        if (what == 1)
+            flag = 0;
+    } else {
+        t->blocked = false;
+        t->elig_after = ts - 1;
+        return 0;
+    }
+    if (kind != WAKE_SILENT && at <= floor)
+        at = floor + 1 + (int64_t)below(r, 5000);
+    t->blocked = true;
+    return heap_push(h, at, slot, kind, flag);
 }
 
 static uint32_t new_tid(struct rng *r, uint32_t *next)
@@ -229,6 +383,8 @@ int main(int argc, char **argv)
     long cswver = -1, mwr = -1;
     int enc = ENC_CSWITCH;
     bool pebs = false, circular = false, compress = false, quiet = false, first_prev = false;
+    struct mkr_opts ro = {false, false};
+    bool settled = false;
     static struct mkproc_opts po; /* zero: no process events */
 
     static const struct option opts[] = {
@@ -255,6 +411,9 @@ int main(int argc, char **argv)
         {"summary", required_argument, 0, 1003},
         {"summary-range", required_argument, 0, 1004},
         {"summary-cpus", required_argument, 0, 1005},
+        {"ready", no_argument, 0, 1006},
+        {"dpc", no_argument, 0, 1007},
+        {"settled", no_argument, 0, 1008},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -310,6 +469,9 @@ int main(int argc, char **argv)
             bad = mkproc_option(&po, pn[ch - 1001], optarg) != 0;
             break;
         }
+        case 1006: ro.ready = true; break;
+        case 1007: ro.dpc = true; break;
+        case 1008: settled = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -331,6 +493,7 @@ int main(int argc, char **argv)
     }
     if (nthreads < 2 * ncpus)
         nthreads = 2 * ncpus;
+    bool ext = ro.ready || ro.dpc || settled;
 
     struct rng rng = {seed * 0xD1B54A32D192ED03ull + 0x1234567ull};
     struct etlw_config cfg;
@@ -349,10 +512,11 @@ int main(int argc, char **argv)
     cfg.compress = compress;
     cfg.uses_compact = enc != ENC_CSWITCH;
     cfg.first_ts = first_prev ? ETLW_FTS_PREV_SWITCH : ETLW_FTS_FIRST_SWITCH;
+    cfg.misc_odd_tid = ext;
     cfg.t0 = (int64_t)(50000000000ull + rnd(&rng) % 100000000000ull);
     cfg.start_filetime = 132000000000000000LL + (int64_t)(rnd(&rng) % 10000000000000ull);
 
-    struct csv csv = {NULL, 0, NULL};
+    struct csv csv = {NULL, 0, NULL, NULL};
     if (strcmp(csv_path, "-") != 0 && strcmp(csv_path, "/dev/null") != 0) {
         csv.f = fopen(csv_path, "w");
         if (!csv.f) {
@@ -361,7 +525,12 @@ int main(int argc, char **argv)
         }
         static char csvbuf[1 << 20];
         setvbuf(csv.f, csvbuf, _IOFBF, sizeof csvbuf);
-        fputs(po.enabled ? ETLW_CSV_HEADER MKPROC_CSV_COLUMNS "\n" : ETLW_CSV_HEADER "\n", csv.f);
+        if (ext)
+            fputs(po.enabled ? ETLW_CSV_HEADER MKPROC_CSV_COLUMNS MKR_CSV_COLUMNS_PROC "\n"
+                             : ETLW_CSV_HEADER MKR_CSV_COLUMNS "\n",
+                  csv.f);
+        else
+            fputs(po.enabled ? ETLW_CSV_HEADER MKPROC_CSV_COLUMNS "\n" : ETLW_CSV_HEADER "\n", csv.f);
     }
     if (csv.f || po.summary_path) {
         cfg.expect_cb = csv_row;
@@ -389,6 +558,7 @@ int main(int argc, char **argv)
         thr[i].tid = new_tid(&rng, &tid_next);
         thr[i].base = new_base(&rng);
         thr[i].ideal = (uint8_t)below(&rng, (uint32_t)ncpus);
+        thr[i].elig_after = INT64_MIN;
     }
     for (unsigned c = 0; c < ncpus; c++) {
         gc[c].cur = -1;
@@ -396,11 +566,24 @@ int main(int argc, char **argv)
         gc[c].enc = enc == ENC_COMPACT ? ENC_COMPACT : ENC_CSWITCH;
         gc[c].run_left = enc == ENC_MIXED ? 1u + below(&rng, 300) : UINT32_MAX;
     }
+    /* --ready, --dpc, --settled: a separate stream of choices, wake-ups */
+    struct rng xr = {seed * 0x94D049BB133111EBull + 0x77u};
+    struct heap heap = {NULL, 0, 0, 0};
+    if (ext) { /* some CPUs run a thread when the trace starts */
+        for (unsigned c = 0; c < ncpus; c++) {
+            if (below(&xr, 2))
+                continue;
+            gc[c].cur = pick_free(&xr, thr, (int)nthreads, INT64_MAX);
+            if (gc[c].cur >= 0)
+                thr[gc[c].cur].running = true;
+        }
+    }
     int rc = 0;
     /* a group-mask update early on CPU 0, as real kernel sessions have */
     if (misc_rate && etlw_add_misc(w, 0, cfg.t0 + 500, ETLW_MISC_GROUP_MASKS, 1) != 0)
         rc = 1;
     struct mkproc *pm = NULL;
+    int64_t rundown_end = 0;
     if (po.enabled && rc == 0) { /* the start rundown, on the last CPU */
         pm = mkproc_new(w, &po, seed, (unsigned)nt, (unsigned)ncpus, cfg.t0, cfg.perf_freq);
         int64_t end = 0;
@@ -413,6 +596,38 @@ int main(int argc, char **argv)
         if (gc[ncpus - 1].next_ts <= end)
             gc[ncpus - 1].next_ts = end + 1;
         csv.pm = pm;
+        rundown_end = end;
+        if (ext)
+            mkproc_settle(pm);
+    }
+    struct mkr *mk = NULL;
+    int64_t rt_floor = rundown_end > cfg.t0 + 600 ? rundown_end : cfg.t0 + 600;
+    if (ext && rc == 0) {
+        mk = mkr_new(w, pm, cfg.expect_cb != NULL, csv.f, &ro, seed, (unsigned)ncpus, (unsigned)nt);
+        if (!mk) {
+            fprintf(stderr, "mktrace: out of memory\n");
+            return 1;
+        }
+        if (misc_rate)
+            mkr_floor(mk, 0, cfg.t0 + 500);
+        if (pm)
+            mkr_floor(mk, (unsigned)ncpus - 1, rundown_end);
+        for (unsigned c = 0; c < ncpus; c++) {
+            int cur = gc[c].cur;
+            mkr_start_cpu(mk, c, cur, cur >= 0 ? thr[cur].tid : 0u, pm ? mkproc_user(pm, cur) : 0u,
+                          gc[c].next_ts);
+        }
+        for (int i = 0; i < nt; i++) { /* threads readied before their first run */
+            if (thr[i].running || !ro.ready || below(&xr, 2))
+                continue;
+            thr[i].blocked = true;
+            if (heap_push(&heap, rt_floor + 1 + (int64_t)below(&xr, 20000), i, WAKE_READY,
+                          below(&xr, 100) < 30 ? MKR_FLAG_DPC : 0) != 0) {
+                fprintf(stderr, "mktrace: out of memory\n");
+                return 1;
+            }
+        }
+        csv.mk = mk;
     }
 
     uint64_t lost_at = lost_cpu >= 0 ? nsw / 2 : UINT64_MAX;
@@ -423,6 +638,10 @@ int main(int argc, char **argv)
                 c = k;
         struct gcpu *g = &gc[c];
         int64_t ts = g->next_ts;
+        if (mk && wake_up(&heap, mk, &xr, (unsigned)ncpus, thr, ts) != 0) {
+            rc = 1;
+            break;
+        }
         if (enc == ENC_MIXED && --g->run_left == 0) {
             g->enc = g->enc == ENC_COMPACT ? ENC_CSWITCH : ENC_COMPACT;
             g->run_left = 20u + below(&rng, 2000);
@@ -431,9 +650,15 @@ int main(int argc, char **argv)
 
         int old = g->cur, nw;
         if (old < 0)
-            nw = pick_free(&rng, thr, nt);
+            nw = pick_free(&rng, thr, nt, ts);
         else
-            nw = below(&rng, 100) < 30 ? -1 : pick_free(&rng, thr, nt);
+            nw = below(&rng, 100) < 30 ? -1 : pick_free(&rng, thr, nt, ts);
+        if (old < 0 && nw < 0 && mk) { /* every thread waits: the CPU stays idle a while */
+            g->next_ts = ts + (int64_t)range(&xr, 1, 2000);
+            mkr_next(mk, c, g->next_ts);
+            i--;
+            continue;
+        }
         if (old < 0 && nw < 0) { /* nothing runnable: cannot happen with 2*cpus threads */
             fprintf(stderr, "mktrace: no runnable thread\n");
             rc = 1;
@@ -508,6 +733,10 @@ int main(int argc, char **argv)
             sw.old_user = mkproc_user(pm, old);
             sw.new_user = mkproc_user(pm, nw);
         }
+        if (mk && mkr_switch(mk, &sw, old, nw) != 0) {
+            rc = 1;
+            break;
+        }
 
         if (old >= 0)
             thr[old].running = false;
@@ -522,6 +751,15 @@ int main(int argc, char **argv)
                 rc = 1;
                 break;
             }
+            if (mk)
+                mkr_new_thread(mk, old);
+        }
+        if (mk && old >= 0 &&
+            plan_wake(&heap, &xr, &thr[old], old, ts, rt_floor, ro.ready,
+                      terminated ? 2 : sw.old_state == ETLW_STATE_WAITING ? 0 : 1) != 0) {
+            fprintf(stderr, "mktrace: out of memory\n");
+            rc = 1;
+            break;
         }
 
         if ((compact ? etlw_add_compact(w, &sw) : etlw_add_cswitch(w, &sw)) != 0) {
@@ -541,9 +779,13 @@ int main(int argc, char **argv)
             break;
         }
         g->next_ts = ts + next_delta(&rng);
+        if (mk)
+            mkr_next(mk, c, g->next_ts);
     }
+    if (mk && rc == 0 && mkr_finish(mk) != 0)
+        rc = 1;
     if (rc != 0)
-        fprintf(stderr, "mktrace: %s\n", etlw_error(w));
+        fprintf(stderr, "mktrace: %s\n", mk && mkr_error(mk)[0] ? mkr_error(mk) : etlw_error(w));
 
     if (pm && rc == 0) { /* the end rundown, after every switch */
         int64_t end = 0;
@@ -561,6 +803,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "mktrace: %s\n", err);
         rc = 1;
     }
+    if (mk && rc == 0 && mkr_close(mk) != 0) {
+        fprintf(stderr, "mktrace: %s\n", mkr_error(mk));
+        rc = 1;
+    }
     if (csv.f && fclose(csv.f) != 0) {
         fprintf(stderr, "mktrace: %s: %s\n", csv_path, strerror(errno));
         rc = 1;
@@ -569,6 +815,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "mktrace: %s: %s\n", po.summary_path, strerror(errno));
         rc = 1;
     }
+    uint64_t n_ready = 0, n_dpc = 0, n_isr = 0;
+    bool had_mk = mk != NULL;
+    if (mk)
+        mkr_counts(mk, &n_ready, &n_dpc, &n_isr);
+    mkr_free(mk);
+    free(heap.a);
     mkproc_free(pm);
     clock_gettime(CLOCK_MONOTONIC, &t_end);
     if (!quiet && rc == 0) {
@@ -581,6 +833,9 @@ int main(int argc, char **argv)
                 (unsigned long long)st.compact_records[1], (unsigned long long)st.compact_records[2],
                 (unsigned long long)st.compact_records[3], (unsigned long long)st.misc_events,
                 (unsigned long long)st.buffers, st.lost_buffers ? " (1 flagged BUFFER_LOST)" : "", secs);
+        if (had_mk)
+            fprintf(stderr, "mktrace: %llu ReadyThread, %llu DPC, %llu ISR events\n",
+                    (unsigned long long)n_ready, (unsigned long long)n_dpc, (unsigned long long)n_isr);
     }
     free(thr);
     free(gc);
