@@ -551,10 +551,12 @@ int mkproc_finish(struct mkproc *m, int64_t ts)
 
 /* ---- the truth ------------------------------------------------------------------------ */
 
+/* Nanoseconds since t0, truncated, in 64 bits: whole seconds and the rest
+ * apart (the writer's frequencies are below 9.2 GHz). */
 static int64_t to_ns(const struct mkproc *m, int64_t ts)
 {
-    __int128 d = (__int128)ts - m->t0;
-    return (int64_t)(d * 1000000000 / m->freq);
+    int64_t d = ts - m->t0;
+    return d / m->freq * 1000000000 + d % m->freq * 1000000000 / m->freq;
 }
 
 static int64_t clip(const struct mkproc *m, int64_t a, int64_t b)
