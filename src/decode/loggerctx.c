@@ -210,14 +210,21 @@ size_t etl_lc_size(enum etl_win win, enum etl_arch arch)
     return lc_sizes[arch][win];
 }
 
+/* Returns the index of s among n names, or -1. */
+static int name_index(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 bool etl_win_parse(const char *s, enum etl_win *out)
 {
-    for (int i = 0; i < ETL_WIN_COUNT; i++)
-        if (strcmp(s, win_names[i]) == 0) {
-            *out = (enum etl_win)i;
-            return true;
-        }
-    return false;
+    int i = name_index(win_names, ETL_WIN_COUNT, s);
+    if (i >= 0)
+        *out = (enum etl_win)i;
+    return i >= 0;
 }
 
 const char *etl_win_name(enum etl_win win)
@@ -227,12 +234,10 @@ const char *etl_win_name(enum etl_win win)
 
 bool etl_arch_parse(const char *s, enum etl_arch *out)
 {
-    for (int i = 0; i < ETL_ARCH_COUNT; i++)
-        if (strcmp(s, arch_names[i]) == 0) {
-            *out = (enum etl_arch)i;
-            return true;
-        }
-    return false;
+    int i = name_index(arch_names, ETL_ARCH_COUNT, s);
+    if (i >= 0)
+        *out = (enum etl_arch)i;
+    return i >= 0;
 }
 
 const char *etl_arch_name(enum etl_arch arch)

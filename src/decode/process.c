@@ -118,16 +118,29 @@ static bool read_sid(struct etl_cursor *c, unsigned ptr, struct etl_process_rec 
     return true;
 }
 
+/* What both decoders take from the header: the operation, the pointer
+ * size and the version. */
+struct pt_header {
+    enum etl_pt_op op;
+    unsigned ptr, v;
+};
+
+static struct pt_header pt_header(const struct etl_event *ev)
+{
+    struct pt_header h = { ETL_PT_START, ev->ptr_size == 4 ? 4u : 8u, ev->version & 0xFFu };
+    etl_pt_classify(ev->hook_id, &h.op);
+    return h;
+}
+
 enum etl_pt_status etl_decode_process(const struct etl_event *ev, struct etl_cursor *cur,
                                       struct etl_process_rec *r, size_t *at)
 {
     memset(r, 0, sizeof *r);
     *at = 0;
-    enum etl_pt_op op = ETL_PT_START;
-    etl_pt_classify(ev->hook_id, &op);
+    struct pt_header h = pt_header(ev);
+    enum etl_pt_op op = h.op;
+    unsigned ptr = h.ptr, v = h.v;
     r->op = (uint8_t)op;
-    unsigned ptr = ev->ptr_size == 4 ? 4u : 8u;
-    unsigned v = ev->version & 0xFFu;
     struct etl_cursor c = *cur;
 
     if (op == ETL_PT_TERMINATE || op == ETL_PT_PERFCTR) {
@@ -214,11 +227,10 @@ enum etl_pt_status etl_decode_thread(const struct etl_event *ev, struct etl_curs
 {
     memset(r, 0, sizeof *r);
     *at = 0;
-    enum etl_pt_op op = ETL_PT_START;
-    etl_pt_classify(ev->hook_id, &op);
+    struct pt_header h = pt_header(ev);
+    enum etl_pt_op op = h.op;
+    unsigned ptr = h.ptr, v = h.v;
     r->op = (uint8_t)op;
-    unsigned ptr = ev->ptr_size == 4 ? 4u : 8u;
-    unsigned v = ev->version & 0xFFu;
     struct etl_cursor c = *cur;
 
     if (op == ETL_PT_SETNAME) {
