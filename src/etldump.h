@@ -46,6 +46,17 @@ bool etl_printer_exists(const char *name);
  * memory. */
 struct etl_printer *etl_printer_new(const char *name, struct etl_out *out,
                                     enum etl_time_mode time_mode);
+/* How table printers lay rows out, beyond the time mode. */
+struct etl_print_opts {
+    bool crlf;             /* CSV: CRLF line ends (RFC 4180) instead of LF */
+    bool no_header;        /* CSV: no header row; text: no header line */
+    bool with_filename;    /* every row starts with a `file` column */
+    unsigned file_width;   /* text: the width of that column */
+};
+
+/* Sets the layout options of a printer (before its first row). */
+void etl_printer_set_options(struct etl_printer *p, const struct etl_print_opts *o);
+
 /* Ends the document (XML) and flushes; 0, or -1 after a write error. */
 int etl_printer_finish(struct etl_printer *p);
 /* Frees a printer (NULL is allowed). */
@@ -104,8 +115,12 @@ struct etl_messages {
     void (*problem)(void *ctx, const char *name, uint64_t offset, const char *msg);
     /* Something a user should know that is not damage. */
     void (*warning)(void *ctx, const char *name, const char *msg);
+    /* Information: what a trace holds when the view finds nothing. */
+    void (*note)(void *ctx, const char *name, const char *msg);
     /* The input cannot be opened or read (msg: the system's reason). */
     void (*unreadable)(void *ctx, const char *name, const char *msg);
+    /* Bytes of the input read so far by the view, of total (every few MB). */
+    void (*progress)(void *ctx, const char *name, uint64_t done, uint64_t total);
 };
 
 /* One input: a path, an open descriptor (fd >= 0; not closed) or a memory

@@ -1,15 +1,24 @@
 /*
- * main.c - etldump's command line: options, the loop over files, messages on
- * standard error and the exit status. Everything else is the library
- * (etldump.h).
+ * main.c - etldump's command line: options, inputs and the output file,
+ * messages on standard error and the exit status. Everything else is the
+ * library (etldump.h).
+ *
+ * The output file is never written in place: a regular file named by -o is
+ * written to a temporary file beside it and renamed over it only when the
+ * run ends, so that a failed or interrupted run leaves the old file as it
+ * was; -o naming any input is refused before anything is opened for
+ * writing.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "etldump.h"
@@ -31,42 +40,235 @@ enum {
 /* Messages about one file beyond this many are only counted. */
 #define MAX_MESSAGES 50
 
+/* Progress is shown for inputs larger than this, on a terminal. */
+#define PROGRESS_MIN (256ull * 1024 * 1024)
+
 static const char *progname = "etldump";
 
-/* Problems shown about the current file. */
-static unsigned long shown;
+/* The name messages give standard input. */
+static const char stdin_name[] = "(standard input)";
+
+/* ---- messages ------------------------------------------------------------ */
+
+static struct {
+    unsigned long shown;      /* problems shown about the current file */
+    bool quiet;               /* --quiet: no notes, warnings or progress */
+    bool progress_ok;         /* standard error is a terminal */
+    bool progress_on;         /* a progress line is on the screen */
+    struct timespec start, last;
+} msg;
+
+/* Erases the progress line, if one is shown. */
+static void progress_erase(void)
+{
+    if (msg.progress_on) {
+        fputs("\r\033[K", stderr);
+        msg.progress_on = false;
+    }
+}
 
 /* Prints a problem found in a file: "etldump: FILE: offset 0x...: message". */
-static void on_problem(void *ctx, const char *name, uint64_t offset, const char *msg)
+static void on_problem(void *ctx, const char *name, uint64_t offset, const char *text)
 {
     (void)ctx;
-    if (++shown <= MAX_MESSAGES)
-        fprintf(stderr, "%s: %s: offset 0x%llx: %s\n", progname, name,
-                (unsigned long long)offset, msg);
+    if (++msg.shown > MAX_MESSAGES)
+        return;
+    progress_erase();
+    fprintf(stderr, "%s: %s: offset 0x%llx: %s\n", progname, name,
+            (unsigned long long)offset, text);
 }
 
 /* Prints a warning about a file: "etldump: FILE: warning: message". A warning
  * does not change the exit status. */
-static void on_warning(void *ctx, const char *name, const char *msg)
+static void on_warning(void *ctx, const char *name, const char *text)
 {
     (void)ctx;
-    fprintf(stderr, "%s: %s: warning: %s\n", progname, name, msg);
+    if (msg.quiet)
+        return;
+    progress_erase();
+    fprintf(stderr, "%s: %s: warning: %s\n", progname, name, text);
+}
+
+/* Prints a note about a file: "etldump: FILE: note: message". */
+static void on_note(void *ctx, const char *name, const char *text)
+{
+    (void)ctx;
+    if (msg.quiet)
+        return;
+    progress_erase();
+    fprintf(stderr, "%s: %s: note: %s\n", progname, name, text);
 }
 
 /* Prints why a file cannot be read: "etldump: FILE: reason". */
-static void on_unreadable(void *ctx, const char *name, const char *msg)
+static void on_unreadable(void *ctx, const char *name, const char *text)
 {
     (void)ctx;
-    fprintf(stderr, "%s: %s: %s\n", progname, name, msg);
+    progress_erase();
+    fprintf(stderr, "%s: %s: %s\n", progname, name, text);
 }
 
-static const struct etl_messages messages = { NULL, on_problem, on_warning, on_unreadable };
+/* Returns the seconds from a to b. */
+static double seconds(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Shows "etldump: FILE: 42% 310 MB/s 0:12 left" on a terminal, at most four
+ * times a second, for large inputs. */
+static void on_progress(void *ctx, const char *name, uint64_t done, uint64_t total)
+{
+    (void)ctx;
+    if (msg.quiet || !msg.progress_ok || total < PROGRESS_MIN)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (msg.progress_on && seconds(&msg.last, &now) < 0.25)
+        return;
+    msg.last = now;
+    double t = seconds(&msg.start, &now);
+    double rate = t > 0 ? (double)done / t : 0;
+    double left = rate > 0 && total > done ? (double)(total - done) / rate : 0;
+    unsigned pct = done >= total ? 100 : (unsigned)(done * 100 / total);
+    fprintf(stderr, "\r\033[K%s: %s: %u%% %.0f MB/s %u:%02u left", progname, name, pct,
+            rate / 1e6, (unsigned)left / 60, (unsigned)left % 60);
+    msg.progress_on = true;
+}
+
+static const struct etl_messages messages = {
+    NULL, on_problem, on_warning, on_note, on_unreadable, on_progress,
+};
+
+/* ---- the output file ----------------------------------------------------- */
+
+/* The temporary file being written, removed if the run is interrupted. */
+static char *tmp_path;
+
+/* Removes the temporary output and dies of the signal. */
+static void on_signal(int sig)
+{
+    if (tmp_path)
+        unlink(tmp_path); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Where the output goes. */
+struct output {
+    const char *name;         /* as given, or NULL for standard output */
+    char *target;             /* the file the temporary one replaces */
+    int fd;
+};
+
+/* Opens the output: standard output, a device or FIFO as it is, or a
+ * temporary file beside a regular file. false after a message. */
+static bool output_open(struct output *o, const char *name)
+{
+    o->name = name;
+    o->target = NULL;
+    o->fd = STDOUT_FILENO;
+    if (!name)
+        return true;
+    struct stat st;
+    bool exists = stat(name, &st) == 0;
+    if (!exists && errno != ENOENT) {
+        fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
+        return false;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* A device, FIFO or socket: written as it is. */
+        o->fd = open(name, O_WRONLY | O_CLOEXEC);
+        if (o->fd < 0) {
+            fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
+            return false;
+        }
+        return true;
+    }
+    /* Through a symbolic link, the file it names is replaced. */
+    o->target = exists ? realpath(name, NULL) : strdup(name);
+    if (!o->target) {
+        fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
+        return false;
+    }
+    const char *slash = strrchr(o->target, '/');
+    size_t dir = slash ? (size_t)(slash - o->target) + 1 : 0;
+    size_t n = dir + sizeof ".etldump-XXXXXX";
+    tmp_path = malloc(n);
+    if (!tmp_path) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        return false;
+    }
+    memcpy(tmp_path, o->target, dir);
+    memcpy(tmp_path + dir, ".etldump-XXXXXX", sizeof ".etldump-XXXXXX");
+    o->fd = mkstemp(tmp_path);
+    if (o->fd < 0) {
+        fprintf(stderr, "%s: %s: cannot create a temporary file beside it: %s\n",
+                progname, name, strerror(errno));
+        free(tmp_path);
+        tmp_path = NULL;
+        return false;
+    }
+    /* The new file gets the old one's permissions, or the usual ones. */
+    mode_t mode;
+    if (exists) {
+        mode = st.st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    if (fchmod(o->fd, mode) != 0) {
+        /* Not fatal: the file keeps mkstemp's owner-only permissions. */
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    return true;
+}
+
+/* Ends the output: the temporary file replaces the target when keep is
+ * true, else it is removed. Returns 0, or the errno of a failure. */
+static int output_close(struct output *o, bool keep)
+{
+    int err = 0;
+    if (o->name && close(o->fd) != 0)
+        err = errno;
+    if (tmp_path) {
+        if (keep && !err && rename(tmp_path, o->target) != 0)
+            err = errno;
+        if (!keep || err)
+            unlink(tmp_path);
+        free(tmp_path);
+        tmp_path = NULL;
+    }
+    free(o->target);
+    return err;
+}
+
+/* Returns true if the output is the same file as an input. */
+static bool output_is_input(const char *output, char **inputs, int n, const char **which)
+{
+    struct stat so, si;
+    if (!output || stat(output, &so) != 0)
+        return false;
+    for (int i = 0; i < n; i++) {
+        bool std = strcmp(inputs[i], "-") == 0;
+        if ((std ? fstat(STDIN_FILENO, &si) : stat(inputs[i], &si)) == 0 &&
+            si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            *which = std ? stdin_name : inputs[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- options --------------------------------------------------------------- */
 
 static void usage(FILE *to)
 {
     fprintf(to,
         "usage: %s [OPTION]... FILE...\n"
         "Dump Windows Event Trace Log (ETL) files: context switches by default.\n"
+        "FILE - reads standard input (also a pipe or a FIFO).\n"
         "\n"
         "Views (one at a time; the default is context switches):\n"
         "      --info               summary of the trace header, with what the trace\n"
@@ -92,7 +294,15 @@ static void usage(FILE *to)
         "  -f, --format=FORMAT      text (default), csv, xml or json\n"
         "      --time=MODE          rel (seconds since the trace started, default),\n"
         "                           raw (clock ticks) or abs (UTC, ISO 8601)\n"
-        "  -o, --output=FILE        write to FILE instead of standard output\n"
+        "  -o, --output=FILE        write to FILE instead of standard output; it is\n"
+        "                           replaced only when the run succeeds, and never\n"
+        "                           when it is one of the inputs\n"
+        "      --crlf               CSV lines end in CRLF (default: LF)\n"
+        "      --no-header          no header row (CSV) or header lines (text)\n"
+        "  -H, --with-filename      a first column `file` on every row (the default\n"
+        "                           with more than one input)\n"
+        "      --no-filename        no `file` column, even with several inputs\n"
+        "  -q, --quiet              no notes, warnings or progress (errors still shown)\n"
         "\n"
         "Decoding:\n"
         "      --max-wait-reason=N  MaximumWaitReason of the traced kernel, used to\n"
@@ -115,8 +325,39 @@ static void usage(FILE *to)
         "  -V, --version            show the version and exit\n"
         "\n"
         "Exit status: 0 clean, 1 damaged data skipped, 2 usage error,\n"
-        "3 an input could not be read or is not ETL, 4 write error.\n",
+        "3 an input could not be read or is not ETL, 4 write error,\n"
+        "5 out of memory.\n",
         progname);
+}
+
+/* Writes standard output's last bytes; 0, or EXIT_WRITE after a message. */
+static int flush_stdout(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return EXIT_CLEAN;
+    int e = errno ? errno : EIO;
+    if (e == EPIPE)
+        return EXIT_CLEAN; /* the reader of a pipe went away */
+    fprintf(stderr, "%s: standard output: %s\n", progname, strerror(e));
+    return EXIT_WRITE;
+}
+
+/* A usage error: the message (formatted like printf), the hint, the
+ * status. */
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", progname);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
+    return EXIT_USAGE;
 }
 
 /* Parses an unsigned number (decimal or 0x hex) within [lo, hi]. */
@@ -174,23 +415,26 @@ static int logger_context(struct etl_printer *p, const char *spec, const char *w
     return rc != 0 ? EXIT_WRITE : EXIT_CLEAN;
 }
 
-/* Dumps one file with the chosen view; returns its exit status. */
-static int dump_file(const char *path, struct etl_printer *p,
-                     const struct etl_view_opts *vo)
+/* Dumps one input with the chosen view; returns its exit status. */
+static int dump_file(const char *arg, struct etl_printer *p, const struct etl_view_opts *vo)
 {
     static const int status[] = {
         [ETL_RESULT_CLEAN] = EXIT_CLEAN, [ETL_RESULT_DAMAGED] = EXIT_DAMAGED,
         [ETL_RESULT_UNREADABLE] = EXIT_INPUT, [ETL_RESULT_WRITE] = EXIT_WRITE,
         [ETL_RESULT_NOMEM] = EXIT_NOMEM,
     };
-    struct etl_input in = { path, path, -1, NULL, 0 };
-    shown = 0;
+    bool std = strcmp(arg, "-") == 0;
+    struct etl_input in = { std ? stdin_name : arg, std ? NULL : arg,
+                            std ? STDIN_FILENO : -1, NULL, 0 };
+    msg.shown = 0;
+    clock_gettime(CLOCK_MONOTONIC, &msg.start);
     enum etl_result r = etl_dump(&in, vo, p, &messages);
-    if (shown > MAX_MESSAGES)
-        fprintf(stderr, "%s: %s: %lu more problems not shown\n", progname, path,
-                shown - MAX_MESSAGES);
+    progress_erase();
+    if (msg.shown > MAX_MESSAGES)
+        fprintf(stderr, "%s: %s: %lu more problems not shown\n", progname, in.name,
+                msg.shown - MAX_MESSAGES);
     if (r == ETL_RESULT_NOMEM)
-        fprintf(stderr, "%s: %s: out of memory\n", progname, path);
+        fprintf(stderr, "%s: %s: out of memory\n", progname, in.name);
     return status[r];
 }
 
@@ -199,7 +443,8 @@ static int dump_file(const char *path, struct etl_printer *p,
 static int run(int argc, char **argv, struct etl_filter *filter)
 {
     enum { OPT_INFO = 256, OPT_STATS, OPT_EVENTS, OPT_TIME, OPT_MWR, OPT_STRICT,
-           OPT_GROUPMASK, OPT_LCTX, OPT_WINDOWS, OPT_ARCH };
+           OPT_GROUPMASK, OPT_LCTX, OPT_WINDOWS, OPT_ARCH, OPT_CRLF, OPT_NO_HEADER,
+           OPT_NO_FILENAME };
     /* Filter options, in the order of enum etl_filter_opt. */
     enum { OPT_SUMMARY = 512, OPT_CPU, OPT_TID, OPT_PID, OPT_PROCESS, OPT_RANGE, OPT_HOOK };
     static const struct option longopts[] = {
@@ -209,6 +454,11 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         { "format", required_argument, NULL, 'f' },
         { "time", required_argument, NULL, OPT_TIME },
         { "output", required_argument, NULL, 'o' },
+        { "crlf", no_argument, NULL, OPT_CRLF },
+        { "no-header", no_argument, NULL, OPT_NO_HEADER },
+        { "with-filename", no_argument, NULL, 'H' },
+        { "no-filename", no_argument, NULL, OPT_NO_FILENAME },
+        { "quiet", no_argument, NULL, 'q' },
         { "max-wait-reason", required_argument, NULL, OPT_MWR },
         { "strict", no_argument, NULL, OPT_STRICT },
         { "summary", no_argument, NULL, OPT_SUMMARY },
@@ -229,14 +479,16 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     const char *format = "text", *output = NULL;
     const char *gm_list = NULL, *lc_spec = NULL, *windows = NULL, *arch = NULL;
     enum etl_view_kind view = ETL_VIEW_SWITCHES;
-    int nviews = 0;
+    int nviews = 0, filenames = -1; /* -1: by the number of inputs */
     enum etl_time_mode tmode = ETL_TIME_REL;
+    struct etl_print_opts po = { false, false, false, 0 };
     struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter };
     char ferr[160];
     unsigned long n;
     int c;
 
-    while ((c = getopt_long(argc, argv, "f:o:hV", longopts, NULL)) != -1) {
+    opterr = 0; /* every message is etldump's own */
+    while ((c = getopt_long(argc, argv, ":f:o:hVHq", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_INFO:
             view = ETL_VIEW_INFO;
@@ -247,10 +499,11 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             nviews++;
             break;
         case OPT_EVENTS:
-            if (optarg && strcmp(optarg, "all") != 0) {
-                fprintf(stderr, "%s: --events takes 'all'\n", progname);
-                return EXIT_USAGE;
-            }
+            if (!optarg && optind < argc && strcmp(argv[optind], "all") == 0)
+                return usage_error("--events takes its value after '=': --events=%s",
+                                   argv[optind]);
+            if (optarg && strcmp(optarg, "all") != 0)
+                return usage_error("--events takes 'all' (not '%s')", optarg);
             view = ETL_VIEW_EVENTS;
             nviews++;
             break;
@@ -264,20 +517,31 @@ static int run(int argc, char **argv, struct etl_filter *filter)
                 tmode = ETL_TIME_RAW;
             else if (strcmp(optarg, "abs") == 0)
                 tmode = ETL_TIME_ABS;
-            else {
-                fprintf(stderr, "%s: --time takes rel, raw or abs\n", progname);
-                return EXIT_USAGE;
-            }
+            else
+                return usage_error("--time takes rel, raw or abs (not '%s')", optarg);
             break;
         case 'o':
             output = optarg;
             break;
+        case OPT_CRLF:
+            po.crlf = true;
+            break;
+        case OPT_NO_HEADER:
+            po.no_header = true;
+            break;
+        case 'H':
+            filenames = 1;
+            break;
+        case OPT_NO_FILENAME:
+            filenames = 0;
+            break;
+        case 'q':
+            msg.quiet = true;
+            break;
         case OPT_MWR:
-            if (!parse_uint(optarg, 1, 63, &n)) {
-                fprintf(stderr, "%s: --max-wait-reason takes a number from 1 to 63\n",
-                        progname);
-                return EXIT_USAGE;
-            }
+            if (!parse_uint(optarg, 1, 63, &n))
+                return usage_error("--max-wait-reason takes a number from 1 to 63 (not '%s')",
+                                   optarg);
             vo.max_wait_reason = (unsigned)n;
             break;
         case OPT_STRICT:
@@ -318,15 +582,19 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             break;
         case 'h':
             usage(stdout);
-            return EXIT_CLEAN;
+            return flush_stdout();
         case 'V':
             printf("etldump %s\n", ETLDUMP_VERSION);
-            return EXIT_CLEAN;
-        default:
-            fprintf(stderr, "Try '%s --help' for more information.\n", progname);
-            return EXIT_USAGE;
+            return flush_stdout();
+        case ':':
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: {
+            char opt[3] = { '-', (char)optopt, 0 };
+            return usage_error("unknown option '%s'", optopt ? opt : argv[optind - 1]);
+        }
         }
     }
+    int ninputs = argc - optind;
     if (nviews > 1) {
         fprintf(stderr, "%s: choose one of --info, --stats, --events and --summary\n",
                 progname);
@@ -338,40 +606,44 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     }
     vo.view = view;
     if ((gm_list || lc_spec) &&
-        !names_options(gm_list, lc_spec, windows, arch, nviews, argc - optind))
+        !names_options(gm_list, lc_spec, windows, arch, nviews, ninputs))
         return EXIT_USAGE;
     if ((windows || arch) && !lc_spec) {
         fprintf(stderr, "%s: --windows and --arch go with --logger-context\n", progname);
         return EXIT_USAGE;
     }
-    if (optind >= argc && !gm_list && !lc_spec) {
-        fprintf(stderr, "%s: no input file\nTry '%s --help' for more information.\n",
-                progname, progname);
+    if (ninputs == 0 && !gm_list && !lc_spec)
+        return usage_error("no input file (FILE, or - for standard input)");
+    if (!etl_printer_exists(format))
+        return usage_error("unknown format '%s' (text, csv, xml or json)", format);
+    const char *same;
+    if (output_is_input(output, argv + optind, ninputs, &same)) {
+        fprintf(stderr, "%s: -o %s is the input %s: refusing to overwrite it\n",
+                progname, output, same);
         return EXIT_USAGE;
     }
-    if (!etl_printer_exists(format)) {
-        fprintf(stderr, "%s: unknown format '%s' (text, csv, xml or json)\n",
-                progname, format);
-        return EXIT_USAGE;
+    po.with_filename = filenames < 0 ? ninputs > 1 : filenames == 1;
+    for (int i = optind; i < argc; i++) {
+        size_t len = strcmp(argv[i], "-") == 0 ? strlen(stdin_name) : strlen(argv[i]);
+        if (len > po.file_width)
+            po.file_width = (unsigned)len;
     }
+    msg.progress_ok = isatty(STDERR_FILENO) == 1;
 
     /* A reader that goes away is not an error: EPIPE ends the output quietly. */
     signal(SIGPIPE, SIG_IGN);
-    int fd = STDOUT_FILENO;
-    if (output) {
-        fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            fprintf(stderr, "%s: %s: %s\n", progname, output, strerror(errno));
-            return EXIT_WRITE;
-        }
-    }
-    struct etl_out *out = etl_out_new(fd);
-    struct etl_printer *p = out ? etl_printer_new(format, out, tmode) : NULL;
+    struct output out;
+    if (!output_open(&out, output))
+        return EXIT_WRITE;
+    struct etl_out *o = etl_out_new(out.fd);
+    struct etl_printer *p = o ? etl_printer_new(format, o, tmode) : NULL;
     if (!p) {
         fprintf(stderr, "%s: out of memory\n", progname);
-        etl_out_free(out);
+        etl_out_free(o);
+        output_close(&out, false);
         return EXIT_NOMEM;
     }
+    etl_printer_set_options(p, &po);
 
     int status = EXIT_CLEAN;
     if (gm_list)
@@ -386,13 +658,16 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             break;
     }
     int err = 0;
-    if (etl_printer_finish(p) != 0 || etl_out_error(out)) {
-        err = etl_out_error(out);
+    if (etl_printer_finish(p) != 0 || etl_out_error(o)) {
+        err = etl_out_error(o);
         if (status != EXIT_NOMEM)
             status = err == ENOMEM ? EXIT_NOMEM : EXIT_WRITE;
     }
-    if (output && close(fd) != 0 && !err) {
-        err = errno;
+    /* The old file is replaced only by a complete output. */
+    bool keep = status <= EXIT_DAMAGED || status == EXIT_INPUT;
+    int cerr = output_close(&out, keep);
+    if (cerr && !err) {
+        err = cerr;
         status = EXIT_WRITE;
     }
     if (status == EXIT_WRITE) {
@@ -405,7 +680,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         }
     }
     etl_printer_free(p);
-    etl_out_free(out);
+    etl_out_free(o);
     return status;
 }
 

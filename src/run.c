@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decode/groupmask.h"
+#include "fmt.h"
 #include "decode/loggerctx.h"
 #include "etl/etl.h"
 #include "print/printer.h"
@@ -41,12 +42,55 @@ static void run_warning(void *vctx, const char *msg)
         x->m->warning(x->m->ctx, x->name, msg);
 }
 
+static void run_note(void *vctx, const char *msg)
+{
+    struct run_ctx *x = vctx;
+    if (x->m && x->m->note)
+        x->m->note(x->m->ctx, x->name, msg);
+}
+
+static void run_progress(void *vctx, uint64_t done, uint64_t total)
+{
+    struct run_ctx *x = vctx;
+    if (x->m && x->m->progress)
+        x->m->progress(x->m->ctx, x->name, done, total);
+}
+
+/* One warning per file when the trace says events or buffers were lost. */
+static void lost_warning(struct etl_file *f)
+{
+    const struct etl_logfile *h = etl_file_header(f);
+    const struct etl_buffer_totals *t = etl_file_totals(f);
+    if (!h->events_lost && !h->buffers_lost && !t->events_lost_flagged &&
+        !t->buffer_lost_flagged)
+        return;
+    etl_warn(f, "the trace lost data: %u events and %u buffers by its header; %llu "
+             "buffers flagged as having lost events, %llu as following lost buffers",
+             (unsigned)h->events_lost, (unsigned)h->buffers_lost,
+             (unsigned long long)t->events_lost_flagged,
+             (unsigned long long)t->buffer_lost_flagged);
+}
+
+/* One line naming the trace, for printers that show one before the rows. */
+static int describe(struct etl_printer *p, struct etl_file *f)
+{
+    const struct etl_logfile *h = etl_file_header(f);
+    char start[32], line[768];
+    etl_filetime_iso(h->start_time, start);
+    snprintf(line, sizeof line, "%s: Windows %u.%u build %u, %u CPUs, started %s",
+             etl_file_name(f), h->version[0], h->version[1], (unsigned)h->build,
+             (unsigned)h->cpus, start);
+    return etl_print_describe(p, line);
+}
+
 int etl_run_view(struct etl_printer *p, struct etl_file *f, const struct etl_view_opts *o)
 {
     p->clock = *etl_file_clock(f);
     int rc = 0;
     if (o->view == ETL_VIEW_INFO || p->ops->wants_info)
         rc = etl_view_info_scan(p, f, o->view == ETL_VIEW_INFO);
+    else
+        rc = describe(p, f);
     if (rc != 0 || etl_file_is_nomem(f))
         return rc;
     switch (o->view) {
@@ -88,7 +132,7 @@ enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts 
     struct run_ctx x = { m, in->name, p };
     if (etl_print_begin_file(p, in->name) != 0)
         return write_failed(p);
-    struct etl_diag d = { run_problem, run_warning, &x };
+    struct etl_diag d = { run_problem, run_warning, run_note, run_progress, &x };
     enum etl_open_status st;
     struct etl_file *f = open_input(in, &d, &st);
     if (!f) {
@@ -107,6 +151,8 @@ enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts 
     int rc = etl_run_view(p, f, o);
     if (rc == 0 && !etl_file_is_nomem(f))
         rc = etl_print_end_file(p);
+    if (rc == 0 && !etl_file_is_nomem(f))
+        lost_warning(f);
     enum etl_result res = ETL_RESULT_CLEAN;
     if (etl_file_is_nomem(f))
         res = ETL_RESULT_NOMEM;

@@ -4,7 +4,8 @@
 # text, csv, xml and json and checks: every run exits 0 or 1 and all formats
 # alike; the XML validates against doc/etldump.xsd (also with --time=abs);
 # every JSON line is one JSON object (jq); the CSV is strict RFC 4180 (quotes
-# only at field start and doubled inside, CRLF, one field count throughout);
+# only at field start and doubled inside, LF line ends (CRLF with --crlf),
+# one field count throughout);
 # CSV records = JSON lines + 1 header = XML row elements + 1; and two
 # columns per view hold the same values in CSV, JSON and XML.
 # Prints one line per failure, then "formats: N passed, M failed".
@@ -40,8 +41,9 @@ trap 'exit 1' INT TERM
 
 # Strict RFC 4180 reader. Without col: prints the number of records. With
 # col=NAME: prints that column of every record after the header, one a line.
-# Complains on stderr and exits 1 at the first violation. (The caller checks
-# that the input ends in CRLF: awk cannot see a missing last newline.)
+# With crlf=1 records end in CRLF, else in LF. Complains on stderr and exits
+# 1 at the first violation. (The caller checks that the input ends in a line
+# end: awk cannot see a missing last newline.)
 cat > "$tmp/csv.awk" <<'EOF'
 function fail(msg) {
     printf "line %d: %s\n", NR, msg > "/dev/stderr"
@@ -95,7 +97,7 @@ function end_record(    k) {
             if (c == ",") {
                 end_field()
                 pos++
-            } else if (c == "\r" && pos == n) {
+            } else if ((crlf && c == "\r" && pos == n) || (!crlf && pos == n + 1)) {
                 end_field()
                 end_record()
                 next
@@ -111,7 +113,7 @@ function end_record(    k) {
         rest = substr(line, pos)
         c = index(rest, ",")
         f = c ? substr(rest, 1, c - 1) : rest
-        if (!c) {
+        if (!c && crlf) {
             if (substr(f, length(f), 1) != "\r")
                 fail("record not ended by CRLF")
             f = substr(f, 1, length(f) - 1)
@@ -184,6 +186,7 @@ check_view() {
     done
     "$etldump" "$@" --format=xml --time=abs "$f" > "$o.abs.xml" 2>/dev/null
     st_abs=$?
+    "$etldump" "$@" --format=csv --crlf "$f" > "$o.crlf.csv" 2>/dev/null
     # --info: the JSON lines of the group-mask table that follows the trace
     # row (they have no os_version) are not rows of the view's table.
     if [ "$elem" = trace ]; then
@@ -220,13 +223,21 @@ check_view() {
         bad "$name: JSON lines do not parse one object each: $(head -n 2 "$tmp/jq.err" | tr '\n' ' ')"
     fi
 
-    # CSV: strict, ends in CRLF.
+    # CSV: strict, ends in LF; with --crlf, in CRLF (and else the same).
     end=$(tail -c 2 "$o.csv" | od -An -tx1 | tr -d ' \n')
-    if csv_recs=$(awk -f "$tmp/csv.awk" "$o.csv" 2> "$tmp/csv.err") && [ "$end" = 0d0a ]; then
+    if csv_recs=$(awk -v crlf=0 -f "$tmp/csv.awk" "$o.csv" 2> "$tmp/csv.err") &&
+       [ "${end#??}" = 0a ] && [ "$end" != 0d0a ]; then
         ok
     else
-        bad "$name: CSV is not strict RFC 4180: $(head -n 1 "$tmp/csv.err")${end:+ (ends in $end)}"
+        bad "$name: CSV is not strict RFC 4180 with LF line ends: $(head -n 1 "$tmp/csv.err")${end:+ (ends in $end)}"
         csv_recs=-1
+    fi
+    end=$(tail -c 2 "$o.crlf.csv" | od -An -tx1 | tr -d ' \n')
+    if crlf_recs=$(awk -v crlf=1 -f "$tmp/csv.awk" "$o.crlf.csv" 2> "$tmp/csv.err") &&
+       [ "$end" = 0d0a ] && [ "$crlf_recs" = "$csv_recs" ]; then
+        ok
+    else
+        bad "$name: --crlf CSV is not strict RFC 4180 with CRLF line ends: $(head -n 1 "$tmp/csv.err")${end:+ (ends in $end)}"
     fi
 
     # Counts.
@@ -244,7 +255,7 @@ check_view() {
     # Values.
     for col in $col1 $col2; do
         json_col "$col" "$o.json" > "$tmp/v.json"
-        awk -v col="$col" -f "$tmp/csv.awk" "$o.csv" > "$tmp/v.csv" 2>/dev/null
+        awk -v col="$col" -v crlf=0 -f "$tmp/csv.awk" "$o.csv" > "$tmp/v.csv" 2>/dev/null
         if [ "$json_lines" -gt 0 ]; then
             xml_col "$elem" "$col" "$o.xml" > "$tmp/v.xml"
         else

@@ -48,12 +48,14 @@ same() {
     fi
 }
 
-# dump NAME ARGS...: etldump ARGS > $tmp/got, exit 0 and nothing on stderr.
+# dump NAME ARGS...: etldump ARGS > $tmp/got, exit 0 and nothing on stderr
+# but the warning about lost data of the traces that lost some (tests/cli.sh
+# checks that warning).
 dump() {
     name=$1; shift
     "$etldump" "$@" > "$tmp/got" 2> "$tmp/err"
     rc=$?
-    if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then
+    if [ "$rc" -eq 0 ] && ! grep -v ': warning: the trace lost data: ' "$tmp/err" | grep -q .; then
         return 0
     fi
     bad "$name: etldump $*: exit $rc: $(head -n 2 "$tmp/err")"

@@ -114,17 +114,22 @@ struct etl_logfile {
     char log_file_name[512];
 };
 
-/* What the buffer index counts: every buffer read, and the compressed ones. */
+/* What the buffer index counts: every buffer read, the compressed ones,
+ * and those flagged as having lost events or following lost buffers. */
 struct etl_buffer_totals {
     uint64_t buffers, bytes;
     uint64_t compressed, compressed_bytes;
+    uint64_t events_lost_flagged, buffer_lost_flagged;
 };
 
 /* Where a file's messages go: problems (damaged data, at a file offset;
- * counted) and warnings (not counted). Either may be NULL. */
+ * counted), warnings and notes (not counted), and progress (bytes of
+ * buffers read by the view's pass, of the file's total). Any may be NULL. */
 struct etl_diag {
     void (*problem)(void *ctx, uint64_t offset, const char *msg);
     void (*warning)(void *ctx, const char *msg);
+    void (*note)(void *ctx, const char *msg);
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *ctx;
 };
 
@@ -142,9 +147,12 @@ enum etl_open_status {
  * Opens a trace, reads its logfile header and indexes its buffers. name is
  * what messages call it (copied). From a path; from a descriptor open for
  * reading (not closed by etl_close); from len bytes at data (not copied: they
- * must outlive the file). On failure NULL, with the reason in *st (and errno
- * for ETL_OPEN_IO). Messages go to d (copied; NULL: none), starting with
- * the problems found while indexing.
+ * must outlive the file). A path or descriptor that is not a regular file
+ * (a pipe, a FIFO, a terminal) is first copied to an unlinked temporary file
+ * in $TMPDIR (or /tmp), so memory stays bounded and nothing is left behind.
+ * On failure NULL, with the reason in *st (and errno for ETL_OPEN_IO).
+ * Messages go to d (copied; NULL: none), starting with the problems found
+ * while indexing.
  */
 struct etl_file *etl_open_path(const char *path, const struct etl_diag *d,
                                enum etl_open_status *st);
@@ -181,6 +189,13 @@ void etl_report(struct etl_file *f, uint64_t offset, const char *fmt, ...)
 
 /* Shows a warning about f (formats like printf); not a problem. */
 void etl_warn(const struct etl_file *f, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Shows a note about f (formats like printf): information, not a fault. */
+void etl_note(const struct etl_file *f, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif

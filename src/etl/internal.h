@@ -54,6 +54,8 @@ struct etl_file {
     uint32_t max_buf;         /* largest buffer to load, bytes */
     uint64_t problems;        /* diagnostics reported */
     uint64_t inflated;        /* bytes decompressed so far (bounded in etl_load_buffer) */
+    uint64_t progress_done;   /* bytes of buffers loaded by the view's pass */
+    uint64_t progress_next;   /* when to report progress next */
     struct etl_diag diag;
     struct etl_scope *scope;  /* the innermost open scope */
     bool nomem;

@@ -104,6 +104,34 @@ void etl_warn(const struct etl_file *f, const char *fmt, ...)
     f->diag.warning(f->diag.ctx, msg);
 }
 
+void etl_note(const struct etl_file *f, const char *fmt, ...)
+{
+    if (!f->diag.note)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    f->diag.note(f->diag.ctx, msg);
+}
+
+/* Progress is reported every this many bytes of buffers loaded. */
+#define PROGRESS_STEP (8u * 1024u * 1024u)
+
+/* Counts a buffer loaded by the view's pass (pre-passes in scopes are not
+ * counted) and reports progress every PROGRESS_STEP bytes. */
+static void count_progress(struct etl_file *f, uint32_t bytes)
+{
+    if (f->scope || !f->diag.progress)
+        return;
+    f->progress_done += bytes;
+    if (f->progress_done >= f->progress_next) {
+        f->progress_next = f->progress_done + PROGRESS_STEP;
+        f->diag.progress(f->diag.ctx, f->progress_done, f->file_size);
+    }
+}
+
 void etl_scope_begin(struct etl_file *f, struct etl_scope *s, bool keep)
 {
     memset(s, 0, sizeof *s);
@@ -255,6 +283,10 @@ static bool add_buffer(struct etl_file *f, const struct etl_buffer *b)
     e->pos = b->offset | ((uint64_t)b->cpu << 48) | ((uint64_t)first << 59);
     f->totals.buffers++;
     f->totals.bytes += b->size;
+    if (b->flags & ETL_BUF_FLAG_EVENTS_LOST)
+        f->totals.events_lost_flagged++;
+    if (b->flags & ETL_BUF_FLAG_BUFFER_LOST)
+        f->totals.buffer_lost_flagged++;
     if (b->flags & ETL_BUF_FLAG_COMPRESSED) {
         f->totals.compressed++;
         f->totals.compressed_bytes += b->size;
@@ -357,6 +389,63 @@ static struct etl_file *new_file(const char *name, const struct etl_diag *d)
     return f;
 }
 
+/* Copies a stream (a pipe, a FIFO, a terminal) to an unlinked temporary
+ * file; returns its descriptor, or -1 (errno set; *nomem when memory ran
+ * out). */
+static int spool(int in, bool *nomem)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    size_t n = strlen(dir) + sizeof "/etldump-XXXXXX";
+    char *tmpl = malloc(n);
+    enum { CHUNK = 1 << 20 };
+    char *buf = malloc(CHUNK);
+    if (!tmpl || !buf) {
+        free(tmpl);
+        free(buf);
+        *nomem = true;
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(tmpl, n, "%s/etldump-XXXXXX", dir);
+    int fd = mkstemp(tmpl);
+    if (fd >= 0)
+        unlink(tmpl); /* gone from the directory at once: removed at exit */
+    free(tmpl);
+    for (bool more = fd >= 0; more;) {
+        ssize_t r = read(in, buf, CHUNK);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r < 0) {
+                int e = errno;
+                close(fd);
+                fd = -1;
+                errno = e;
+            }
+            break;
+        }
+        for (ssize_t w, done = 0; done < r; done += w) {
+            w = write(fd, buf + done, (size_t)(r - done));
+            if (w < 0 && errno == EINTR) {
+                w = 0;
+                continue;
+            }
+            if (w <= 0) {
+                int e = w < 0 ? errno : EIO;
+                close(fd);
+                fd = -1;
+                errno = e;
+                more = false;
+                break;
+            }
+        }
+    }
+    free(buf);
+    return fd;
+}
+
 struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
                              enum etl_open_status *st)
 {
@@ -365,17 +454,30 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
         *st = ETL_OPEN_IO;
         return NULL;
     }
-    if (!S_ISREG(sb.st_mode)) {
+    if (S_ISDIR(sb.st_mode)) {
         *st = ETL_OPEN_IO;
-        errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+        errno = EISDIR;
         return NULL;
+    }
+    int own = -1;
+    if (!S_ISREG(sb.st_mode)) {
+        bool nomem = false;
+        own = spool(fd, &nomem);
+        if (own < 0 || fstat(own, &sb) != 0) {
+            *st = nomem ? ETL_OPEN_NOMEM : ETL_OPEN_IO;
+            return NULL;
+        }
+        fd = own;
     }
     struct etl_file *f = new_file(name, d);
     if (!f) {
+        if (own >= 0)
+            close(own);
         *st = ETL_OPEN_NOMEM;
         return NULL;
     }
     f->fd = fd;
+    f->own_fd = own >= 0;
     f->file_size = (uint64_t)sb.st_size;
     return finish_open(f, st);
 }
@@ -395,6 +497,8 @@ struct etl_file *etl_open_path(const char *path, const struct etl_diag *d,
         errno = e;
         return NULL;
     }
+    if (f->own_fd) /* a stream, now spooled: the path's descriptor is done */
+        close(fd);
     f->own_fd = true;
     return f;
 }
@@ -528,6 +632,7 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
             return false;
         }
         l->end = out;
+        count_progress(f, b->size);
         return true;
     }
     if (!reserve(&l->mem, &l->cap, b->size)) {
@@ -549,6 +654,7 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
         end = b->size;
     }
     l->end = end < ETL_BUF_HEADER_SIZE ? ETL_BUF_HEADER_SIZE : end;
+    count_progress(f, b->size);
     return true;
 }
 

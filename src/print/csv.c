@@ -1,6 +1,9 @@
 /*
- * csv.c - RFC 4180 output: one header row per output, the same columns on
- * every row, CRLF line ends, UTF-8. Quoting lives in csv_field alone.
+ * csv.c - RFC 4180 output: one header row per output (none with
+ * --no-header), the same columns on every row, UTF-8. Lines end in LF, the
+ * convention of the tools that read CSV in pipelines (awk, cut, sort,
+ * sqlite3, DuckDB); --crlf gives RFC 4180's CRLF. Quoting lives in csv_field
+ * alone.
  */
 #include "print/printer.h"
 
@@ -41,6 +44,15 @@ static void csv_field(struct etl_out *o, const char *str, size_t n)
         etl_out_putc(o, '"');
 }
 
+/* Ends a record. */
+static void csv_eol(struct etl_printer *p)
+{
+    if (p->opt.crlf)
+        etl_out_write(p->out, "\r\n", 2);
+    else
+        etl_out_putc(p->out, '\n');
+}
+
 static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
 {
     /* One header row per output: later files continue the same table. */
@@ -48,12 +60,17 @@ static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
         return etl_print_status(p);
     p->table = t;
     p->header_done = true;
+    if (p->opt.no_header)
+        return etl_print_status(p);
+    bool file = etl_print_file_column(p, t);
+    if (file)
+        etl_out_puts(p->out, "file");
     for (size_t i = 0; i < t->ncols; i++) {
-        if (i)
+        if (i || file)
             etl_out_putc(p->out, ',');
         csv_field(p->out, t->cols[i].name, strlen(t->cols[i].name));
     }
-    etl_out_write(p->out, "\r\n", 2);
+    csv_eol(p);
     return etl_print_status(p);
 }
 
@@ -61,13 +78,16 @@ static int csv_row(struct etl_printer *p, const struct etl_value *vals)
 {
     const struct etl_table *t = p->table;
     struct etl_out *o = p->out;
+    bool file = etl_print_file_column(p, t);
+    if (file && p->file)
+        csv_field(o, p->file, strlen(p->file));
     for (size_t i = 0; i < t->ncols; i++) {
         /* Room for a separator and any non-string cell. */
         char *dst = etl_out_space(o, 64);
         if (!dst)
             return -1;
         size_t n = 0;
-        if (i)
+        if (i || file)
             dst[n++] = ',';
         if (vals[i].set) {
             const struct etl_column *c = &t->cols[i];
@@ -87,7 +107,7 @@ static int csv_row(struct etl_printer *p, const struct etl_value *vals)
         }
         etl_out_advance(o, n);
     }
-    etl_out_write(o, "\r\n", 2);
+    csv_eol(p);
     return etl_print_status(p);
 }
 

@@ -1,7 +1,11 @@
 /*
  * json.c - JSON Lines: one object per row, keys equal to the CSV column
  * names, numbers as numbers, strings escaped (json_string alone does this).
- * Cells a record does not carry are left out of its object.
+ * Cells a record does not carry are left out of its object. A value has the
+ * same JSON type whatever the options: times shown per --time (`time`,
+ * `first`, `last`, ...) are always strings (a relative time, a tick count or
+ * an ISO 8601 date), raw `timestamp`s and durations always numbers, hex
+ * values and GUIDs always strings.
  */
 #include "print/printer.h"
 
@@ -64,6 +68,11 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
     char buf[64];
     bool first = true;
     etl_out_putc(p->out, '{');
+    if (etl_print_file_column(p, t) && p->file) {
+        etl_out_puts(p->out, "\"file\":");
+        json_string(p->out, p->file);
+        first = false;
+    }
     for (size_t i = 0; i < t->ncols; i++) {
         if (!vals[i].set)
             continue;
@@ -79,6 +88,8 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
         } else {
             bool num;
             size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);
+            if (c->type == ETL_COL_TIME)
+                num = false;
             if (!num)
                 etl_out_putc(p->out, '"');
             etl_out_write(p->out, buf, n);

@@ -55,9 +55,20 @@ void etl_printer_free(struct etl_printer *p)
 
 /* ---- default operations -------------------------------------------------- */
 
+void etl_printer_set_options(struct etl_printer *p, const struct etl_print_opts *o)
+{
+    p->opt = *o;
+}
+
 int etl_print_begin_file(struct etl_printer *p, const char *path)
 {
+    p->file = path;
     return p->ops->begin_file ? p->ops->begin_file(p, path) : etl_print_status(p);
+}
+
+int etl_print_describe(struct etl_printer *p, const char *line)
+{
+    return p->ops->describe ? p->ops->describe(p, line) : etl_print_status(p);
 }
 
 int etl_print_begin_table(struct etl_printer *p, const struct etl_table *t)

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "clock.h"
 #include "etldump.h"
@@ -71,6 +72,8 @@ struct etl_printer_ops {
     /* A file starts, before it is opened (problems found while opening it
      * follow). */
     int (*begin_file)(struct etl_printer *p, const char *path);
+    /* One line saying what the file is, before its rows (text only). */
+    int (*describe)(struct etl_printer *p, const char *line);
     int (*begin_table)(struct etl_printer *p, const struct etl_table *t);
     int (*row)(struct etl_printer *p, const struct etl_value *vals);
     int (*end_table)(struct etl_printer *p);
@@ -86,11 +89,21 @@ struct etl_printer {
     const struct etl_printer_ops *ops;
     struct etl_out *out;
     enum etl_time_mode time_mode;
+    struct etl_print_opts opt;
     struct etl_clock clock;    /* of the current file */
+    const char *file;          /* the current input's name (for the file column) */
     const struct etl_table *table;
     bool header_done;          /* CSV: the header row has been written */
     void *priv;
 };
+
+/* Returns true if rows of table t get a leading `file` column from the
+ * printer (with_filename, and the table has no `file` column first). */
+static inline bool etl_print_file_column(const struct etl_printer *p,
+                                         const struct etl_table *t)
+{
+    return p->opt.with_filename && !(t->ncols > 0 && strcmp(t->cols[0].name, "file") == 0);
+}
 
 /* Formats a time cell per the printer's time mode into buf (at least 40
  * bytes); returns its length. Sets *is_number to false for ISO strings. */
@@ -109,6 +122,7 @@ int etl_print_begin_table(struct etl_printer *p, const struct etl_table *t);
 int etl_print_end_table(struct etl_printer *p);
 int etl_print_problem(struct etl_printer *p, uint64_t offset, const char *msg);
 int etl_print_end_file(struct etl_printer *p);
+int etl_print_describe(struct etl_printer *p, const char *line);
 
 /* Prints one row of the current table. */
 static inline int etl_print_row(struct etl_printer *p, const struct etl_value *vals)

@@ -1,45 +1,76 @@
 /*
- * text.c - the view for people: a header block describing the trace, then
- * aligned columns with names, relative times with microsecond digits. Bytes
- * from the file never reach the terminal raw: control characters and invalid
- * UTF-8 are shown as escapes (text_string alone does this).
+ * text.c - the view for people: one comment line naming the trace, then
+ * aligned columns with names, relative times with microsecond digits.
+ * Strings from the file longer than their column are cut with an ellipsis,
+ * so columns stay aligned (other formats never cut anything). Bytes from the
+ * file never reach the terminal raw: control characters are shown as \xNN
+ * escapes, bytes that are not UTF-8 as U+FFFD (text_string alone does this).
  */
 #include "print/printer.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "fmt.h"
 
-/* Returns the length of the printable UTF-8 character at s, or 0 for
- * control characters (C0, DEL, C1) and bytes that are not valid UTF-8. */
-static size_t printable(const unsigned char *s)
+/* How one character of a string from the file is shown: the bytes to
+ * write (out, *n of them, or the character itself when *n is 0), the bytes
+ * of the input it stands for (returned) and the columns it takes (*cols).
+ * Printable UTF-8 stands for itself; bytes that are not valid UTF-8 become
+ * U+FFFD, as in every format; control characters (C0, DEL, C1) are shown as
+ * \xNN escapes so that the terminal never receives them. */
+static size_t show_char(const unsigned char *s, char out[8], size_t *n, size_t *cols)
 {
-    if (s[0] < 0x20 || s[0] == 0x7F)
-        return 0;
     unsigned cp;
-    size_t len = etl_utf8_decode(s, &cp);
-    return cp >= 0x80 && cp < 0xA0 ? 0 : len;
+    size_t len = s[0] < 0x80 ? 1 : etl_utf8_decode(s, &cp);
+    *cols = 1;
+    *n = 0;
+    if (len == 0) {
+        memcpy(out, "\xEF\xBF\xBD", 3);
+        *n = 3;
+        return 1;
+    }
+    if (s[0] < 0x20 || s[0] == 0x7F || (len == 2 && cp >= 0x80 && cp < 0xA0)) {
+        snprintf(out, 8, "\\x%02x", len == 1 ? s[0] : cp);
+        *n = 4;
+        *cols = 4;
+    }
+    return len;
 }
 
-/* Writes s with control bytes and invalid UTF-8 as \xNN escapes; returns the
- * number of terminal columns used, roughly. */
-static size_t text_string(struct etl_out *o, const char *str)
+/* Returns the columns the string from the file takes when shown. */
+static size_t text_width(const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
-    size_t n = strlen(str), cols = 0;
-    for (size_t i = 0; i < n;) {
-        size_t k = printable(s + i);
-        if (k) {
-            etl_out_write(o, s + i, k);
-            cols++;
-            i += k;
-        } else {
-            char esc[5];
-            snprintf(esc, sizeof esc, "\\x%02x", s[i]);
-            etl_out_write(o, esc, 4);
-            cols += 4;
-            i++;
+    size_t cols = 0;
+    char esc[8];
+    for (size_t i = 0, n, c; s[i];) {
+        i += show_char(s + i, esc, &n, &c);
+        cols += c;
+    }
+    return cols;
+}
+
+/* Writes a string from the file as text_width counts it, in at most max
+ * columns: a longer one is cut and ends in an ellipsis. Returns the columns
+ * used. */
+static size_t text_string(struct etl_out *o, const char *str, size_t max)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t cut = text_width(str) > max ? max - 1 : SIZE_MAX, cols = 0;
+    char esc[8];
+    for (size_t i = 0, n, c; s[i];) {
+        size_t k = show_char(s + i, esc, &n, &c);
+        if (cols + c > cut) {
+            etl_out_write(o, "\xE2\x80\xA6", 3); /* U+2026 */
+            return cols + 1;
         }
+        if (n)
+            etl_out_write(o, esc, n);
+        else
+            etl_out_write(o, s + i, k);
+        cols += c;
+        i += k;
     }
     return cols;
 }
@@ -65,7 +96,8 @@ static int text_begin_file(struct etl_printer *p, const char *path)
 }
 
 /* Writes a cell of width w (negative: left-aligned); the first cell of a row
- * has no leading space and the last no trailing one. */
+ * has no leading space and the last no trailing one. A left-aligned string
+ * that is not the last cell is cut to its width. */
 static void text_cell(struct etl_out *o, const char *s, size_t n, int w, bool first,
                       bool last, bool from_file)
 {
@@ -74,17 +106,43 @@ static void text_cell(struct etl_out *o, const char *s, size_t n, int w, bool fi
     size_t aw = (size_t)(w < 0 ? -w : w);
     if (w > 0 && n < aw)
         pad(o, aw - n);
-    size_t used = from_file ? text_string(o, s) : (etl_out_write(o, s, n), n);
+    size_t max = w < 0 && !last ? aw : SIZE_MAX;
+    size_t used;
+    if (from_file) {
+        used = text_string(o, s, max);
+    } else if (n > max) { /* etldump's own names: ASCII */
+        etl_out_write(o, s, max - 1);
+        etl_out_write(o, "\xE2\x80\xA6", 3);
+        used = max;
+    } else {
+        etl_out_write(o, s, n);
+        used = n;
+    }
     if (w < 0 && used < aw && !last)
         pad(o, aw - used);
 }
 
+/* Returns true if column i is shown in the text view: not hidden, and not
+ * a table's own `file` column when the printer shows the file first. */
+static bool shown(const struct etl_printer *p, const struct etl_table *t, size_t i)
+{
+    if (p->opt.with_filename && i == 0 && strcmp(t->cols[0].name, "file") == 0)
+        return false;
+    return !t->cols[i].text_hidden;
+}
+
+/* The width of the file column. */
+static int file_width(const struct etl_printer *p)
+{
+    return -(int)(p->opt.file_width ? p->opt.file_width : 16);
+}
+
 /* Returns the index of the last column shown in the text view. */
-static size_t last_shown(const struct etl_table *t)
+static size_t last_shown(const struct etl_printer *p, const struct etl_table *t)
 {
     size_t last = 0;
     for (size_t i = 0; i < t->ncols; i++)
-        if (!t->cols[i].text_hidden)
+        if (shown(p, t, i))
             last = i;
     return last;
 }
@@ -92,12 +150,16 @@ static size_t last_shown(const struct etl_table *t)
 static int text_begin_table(struct etl_printer *p, const struct etl_table *t)
 {
     p->table = t;
-    if (t->vertical)
+    if (t->vertical || p->opt.no_header)
         return etl_print_status(p);
     bool first = true;
-    size_t last = last_shown(t);
+    size_t last = last_shown(p, t);
+    if (p->opt.with_filename) {
+        text_cell(p->out, "file", 4, file_width(p), true, false, false);
+        first = false;
+    }
     for (size_t i = 0; i < t->ncols; i++) {
-        if (t->cols[i].text_hidden)
+        if (!shown(p, t, i))
             continue;
         text_cell(p->out, t->cols[i].name, strlen(t->cols[i].name),
                   t->cols[i].width, first, i == last, false);
@@ -107,15 +169,30 @@ static int text_begin_table(struct etl_printer *p, const struct etl_table *t)
     return etl_print_status(p);
 }
 
+static int text_describe(struct etl_printer *p, const char *line)
+{
+    if (p->opt.no_header)
+        return etl_print_status(p);
+    etl_out_puts(p->out, "# ");
+    text_string(p->out, line, SIZE_MAX);
+    etl_out_putc(p->out, '\n');
+    return etl_print_status(p);
+}
+
 static int text_row(struct etl_printer *p, const struct etl_value *vals)
 {
     const struct etl_table *t = p->table;
     char buf[64];
     bool first = true;
-    size_t last = last_shown(t);
+    size_t last = last_shown(p, t);
+    if (p->opt.with_filename && !t->vertical) {
+        text_cell(p->out, p->file ? p->file : "-", p->file ? strlen(p->file) : 1,
+                  file_width(p), true, false, true);
+        first = false;
+    }
     for (size_t i = 0; i < t->ncols; i++) {
         const struct etl_column *c = &t->cols[i];
-        if (c->text_hidden)
+        if (!shown(p, t, i))
             continue;
         const char *s = "-";
         size_t n = 1;
@@ -137,7 +214,7 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
             etl_out_puts(p->out, c->name);
             etl_out_puts(p->out, ": ");
             if (from_file)
-                text_string(p->out, s);
+                text_string(p->out, s, SIZE_MAX);
             else
                 etl_out_write(p->out, s, n);
             etl_out_putc(p->out, '\n');
@@ -160,9 +237,9 @@ static int text_end_table(struct etl_printer *p)
 
 const struct etl_printer_ops etl_print_text = {
     .name = "text",
-    .wants_info = true,
     .time_decimals = 6, /* read by people: microseconds */
     .begin_file = text_begin_file,
+    .describe = text_describe,
     .begin_table = text_begin_table,
     .row = text_row,
     .end_table = text_end_table,

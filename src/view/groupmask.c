@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "decode/dispatch.h"
+#include "decode/kfields.h"
 #include "decode/modes.h"
 #include "decode/names.h"
 
@@ -217,6 +218,89 @@ int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g)
 
 /* ---- switches expected but not found --------------------------------------------- */
 
+/* Event kinds counted for the note about a trace without switches: kernel
+ * event groups by name, and everything else together. */
+#define KINDS 24
+struct kind_count {
+    const char *name;         /* "Group/..." in a static string: len bytes of it */
+    size_t len;
+    uint64_t count;
+};
+struct kind_census {
+    struct kind_count k[KINDS];
+    size_t n;
+    uint64_t other, total;
+};
+
+static bool census_event(void *vctx, const struct etl_event *ev)
+{
+    struct kind_census *c = vctx;
+    c->total++;
+    const char *name = etl_kernel_event_name(ev);
+    if (!name) {
+        c->other++;
+        return true;
+    }
+    const char *slash = strchr(name, '/');
+    size_t len = slash ? (size_t)(slash - name) : strlen(name);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->k[i].len == len && strncmp(c->k[i].name, name, len) == 0) {
+            c->k[i].count++;
+            return true;
+        }
+    if (c->n < KINDS) {
+        c->k[c->n].name = name;
+        c->k[c->n].len = len;
+        c->k[c->n].count = 1;
+        c->n++;
+    } else {
+        c->other++;
+    }
+    return true;
+}
+
+/* Orders census kinds by count, most first. */
+static int cmp_kind(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    const struct kind_count *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->len != y->len ? (x->len < y->len ? -1 : 1) : strncmp(x->name, y->name, x->len);
+}
+
+/* A note saying what a trace without context switches records: its event
+ * kinds (a quiet pass over the file) and its group masks. */
+static void note_no_switches(struct etl_file *f, const struct etl_ext_scan *s)
+{
+    struct kind_census c;
+    memset(&c, 0, sizeof c);
+    struct etl_scope scope;
+    etl_scope_begin(f, &scope, false);
+    etl_walk_file(f, census_event, &c);
+    etl_scope_end(f, &scope);
+    etl_scope_replay(f, &scope);
+    if (etl_file_is_nomem(f))
+        return;
+    etl_sort(c.k, c.n, sizeof c.k[0], cmp_kind, NULL);
+    char kinds[256] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < c.n && i < 4 && o < sizeof kinds; i++) {
+        int k = snprintf(kinds + o, sizeof kinds - o, "%s%.*s %llu", i ? ", " : "",
+                         (int)c.k[i].len, c.k[i].name, (unsigned long long)c.k[i].count);
+        o += k > 0 ? (size_t)k : 0;
+    }
+    if (c.other && o < sizeof kinds)
+        snprintf(kinds + o, sizeof kinds - o, "%sother %llu", o ? ", " : "",
+                 (unsigned long long)c.other);
+    char flags[512] = "";
+    if (s->found)
+        etl_enable_flags_str(s->any.masks[0], flags, sizeof flags);
+    etl_note(f, "no context switches in this trace; it records %llu events (%s)%s%s; "
+             "try --stats or --events=all", (unsigned long long)c.total,
+             c.total ? kinds : "none", flags[0] ? "; kernel flags " : "", flags);
+}
+
 void etl_view_switch_expectation(struct etl_file *f, uint64_t decoded)
 {
     if (decoded)
@@ -230,5 +314,7 @@ void etl_view_switch_expectation(struct etl_file *f, uint64_t decoded)
                       "but none were found", e == ETL_CS_COMPACT ?
                       "PERF_CONTEXT_SWITCH and PERF_COMPACT_CSWITCH" :
                       "PERF_CONTEXT_SWITCH");
+    else
+        note_no_switches(f, &s);
     etl_ext_scan_free(&s);
 }

@@ -36,7 +36,7 @@ static void on_problem(void *ctx, const char *name, uint64_t offset, const char 
     problems++;
 }
 
-static const struct etl_messages messages = { NULL, on_problem, NULL, NULL };
+static const struct etl_messages messages = { NULL, on_problem, NULL, NULL, NULL, NULL };
 
 /* Opens /dev/null once. */
 static void setup(void)

@@ -367,7 +367,7 @@ static void diag_cb(void *ctx, uint64_t offset, const char *msg)
 static struct etl_file *open_bytes(const struct bytes *b, struct diag_log *log,
                                    enum etl_open_status *st)
 {
-    struct etl_diag d = { diag_cb, NULL, log };
+    struct etl_diag d = { diag_cb, NULL, NULL, NULL, log };
     return etl_open_mem(b->d, b->n, "test.etl", &d, st);
 }
 
@@ -432,7 +432,7 @@ START_TEST(file_order_and_merge)
     ck_assert_ptr_nonnull(tmp);
     ck_assert_uint_eq(fwrite(b.d, 1, b.n, tmp), b.n);
     ck_assert_int_eq(fflush(tmp), 0);
-    struct etl_diag d = { diag_cb, NULL, &log };
+    struct etl_diag d = { diag_cb, NULL, NULL, NULL, &log };
     f = etl_open_fd(fileno(tmp), "fd.etl", &d, &st);
     ck_assert_int_eq(st, ETL_OPEN_OK);
     check_merge(f, &log);
