@@ -80,8 +80,9 @@ worker() {
         rc=$?
         case $rc in
         0)
-            # Warnings ("etldump: FILE: warning: ...") leave the status at 0.
-            if grep -v "^etldump: $cur: warning: " "$w/err" | grep -q .; then
+            # Warnings and notes ("etldump: FILE: warning: ...") leave the
+            # status at 0.
+            if grep -v "^etldump: $cur: \(warning\|note\): " "$w/err" | grep -q .; then
                 bad "$src $label ($*): exit 0 with messages: $(head -n 1 "$w/err")"
                 return 1
             fi ;;

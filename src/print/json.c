@@ -14,7 +14,8 @@
 #include "fmt.h"
 
 /* Writes s as a JSON string: quotes, backslashes and control characters
- * escaped; invalid UTF-8 bytes replaced by U+FFFD. */
+ * escaped; bytes that are not UTF-8 replaced by U+FFFD itself (as in every
+ * format, not by an escape). */
 static void json_string(struct etl_out *o, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -38,7 +39,7 @@ static void json_string(struct etl_out *o, const char *str)
                 etl_out_write(o, s + i, len);
                 i += len;
             } else {
-                etl_out_puts(o, "\\ufffd");
+                etl_out_write(o, "\xEF\xBF\xBD", 3);
                 i++;
             }
         } else {

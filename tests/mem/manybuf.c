@@ -70,11 +70,11 @@ int main(int argc, char **argv)
     d[4] = 10; d[6] = 1; d[7] = 5;  /* version 10.0.1.5 */
     le32(d + 0x08, 19041);          /* build */
     le32(d + 0x0C, cpus);
-    le32(d + 0x1C, 1);              /* LogFileMode: sequential */
-    le32(d + 0x28, 8);              /* PointerSize */
-    le64(d + 0x108, 10000000);      /* PerfFreq */
-    le64(d + 0x110, 132000000000000000LL); /* StartTime */
-    le32(d + 0x118 - 8, 1);         /* ReservedFlags: QPC */
+    le32(d + 0x20, 1);              /* LogFileMode: sequential */
+    le32(d + 0x2C, 8);              /* PointerSize */
+    le64(d + 0x100, 10000000);      /* PerfFreq */
+    le64(d + 0x108, 132000000000000000LL); /* StartTime */
+    le32(d + 0x110, 1);             /* ReservedFlags: QPC */
     uint32_t used = (uint32_t)(0x48 + ((rec + 7) & ~(size_t)7));
     uint32_t hsize = size < used ? used : size;
     buffer_header(hb, hsize, used, 0, 0, 4);

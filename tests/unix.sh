@@ -1,0 +1,197 @@
+#!/bin/sh
+# A careful Unix citizen: -o never harms an input and replaces a file only
+# when the run succeeds; standard input, pipes and FIFOs; CSV for pipelines
+# (LF, --crlf, --no-header, the file column); the text view's layout; the
+# same JSON type whatever the options; the same replacement for bytes that
+# are not UTF-8 in every format; notes, warnings, progress and --quiet;
+# messages that start with "etldump: ".
+# Usage: tests/unix.sh ETLDUMP
+set -u
+etldump=$1
+top=$(dirname "$0")/..
+sample=$top/samples/demo-compact.etl
+procs=$top/samples/demo-processes.etl
+pass=0 fail=0 skip=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "unix: FAIL: $*"; }
+# expect NAME STATUS COMMAND...: the command exits with STATUS (output in
+# $tmp/out, $tmp/err).
+expect() {
+    name=$1 want=$2
+    shift 2
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ "$rc" -eq "$want" ] && ok || bad "$name: exit $rc, want $want: $(head -n 2 "$tmp/err")"
+}
+check() {
+    name=$1
+    shift
+    if "$@"; then ok; else bad "$name"; fi
+}
+# Leftover temporary outputs in a directory.
+leftovers() { ls -A "$1" | grep -c '^\.etldump-'; }
+
+# ---- never lose data ----------------------------------------------------
+mkdir "$tmp/d"
+cp "$sample" "$tmp/d/victim.etl"
+expect "-o onto the input" 2 "$etldump" -f csv -o "$tmp/d/victim.etl" "$tmp/d/victim.etl"
+check "-o onto the input: untouched" cmp -s "$sample" "$tmp/d/victim.etl"
+check "-o onto the input: says why" grep -q '^etldump: -o .*victim.etl is the input' "$tmp/err"
+ln -s victim.etl "$tmp/d/alias.etl"
+expect "-o onto the input by another name" 2 "$etldump" -o "$tmp/d/alias.etl" "$sample" "$tmp/d/./victim.etl"
+check "-o by another name: untouched" cmp -s "$sample" "$tmp/d/victim.etl"
+expect "-o onto standard input's file" 2 sh -c "'$etldump' -o '$tmp/d/victim.etl' - < '$tmp/d/victim.etl'"
+check "-o onto standard input: untouched" cmp -s "$sample" "$tmp/d/victim.etl"
+check "no temporary file left" test "$(leftovers "$tmp/d")" = 0
+
+# A good file is replaced only by a complete run, keeping its permissions.
+printf 'old contents\n' > "$tmp/d/out.csv"
+chmod 640 "$tmp/d/out.csv"
+expect "-o replaces" 0 "$etldump" -f csv -o "$tmp/d/out.csv" "$sample"
+check "-o replaces: the new output" test "$(wc -l < "$tmp/d/out.csv")" -eq 801
+check "-o replaces: the mode kept" test "$(stat -c %a "$tmp/d/out.csv")" = 640
+ln -s out.csv "$tmp/d/link.csv"
+expect "-o through a link" 0 "$etldump" -f json -o "$tmp/d/link.csv" "$sample"
+check "-o through a link: the link stays a link to the new file" \
+    sh -c "test -L '$tmp/d/link.csv' && head -c 1 '$tmp/d/out.csv' | grep -q '{'"
+printf 'old contents\n' > "$tmp/d/keep.csv"
+if FAILALLOC_AT=0 LD_PRELOAD=$(pwd)/build/failalloc.so "$etldump" --version > /dev/null 2>&1; then
+    expect "failed run" 5 env FAILALLOC_AT=30 LD_PRELOAD="$(pwd)/build/failalloc.so" \
+        "$etldump" --summary -f csv -o "$tmp/d/keep.csv" "$procs"
+    check "failed run: the old file as it was" test "$(cat "$tmp/d/keep.csv")" = "old contents"
+else
+    skip=$((skip + 1)); echo "unix: skipped the failed-run test: build/failalloc.so cannot be preloaded here"
+fi
+# Interrupted while waiting for its input (a FIFO nobody writes yet): the
+# temporary output exists by then.
+mkfifo "$tmp/slow"
+"$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/slow" 2>/dev/null &
+pid=$!
+sleep 0.5
+check "interrupted run: a temporary output while running" test "$(leftovers "$tmp/d")" = 1
+kill -TERM "$pid" 2>/dev/null
+{ wait "$pid"; } 2>/dev/null
+rc=$?
+check "interrupted run: killed by the signal (status $rc)" test "$rc" -gt 128
+check "interrupted run: the old file as it was" test "$(cat "$tmp/d/keep.csv")" = "old contents"
+check "no temporary file left after failures" test "$(leftovers "$tmp/d")" = 0
+expect "-o to a device" 0 "$etldump" -f csv -o /dev/null "$sample"
+
+# ---- read what users have -------------------------------------------------
+"$etldump" -f csv "$sample" > "$tmp/file.csv"
+expect "standard input" 0 sh -c "cat '$sample' | '$etldump' -f csv - > '$tmp/pipe.csv'"
+check "standard input: the same output" cmp -s "$tmp/file.csv" "$tmp/pipe.csv"
+mkfifo "$tmp/fifo"
+cat "$sample" > "$tmp/fifo" &
+expect "FIFO" 0 "$etldump" -f csv "$tmp/fifo"
+check "FIFO: the same output" cmp -s "$tmp/file.csv" "$tmp/out"
+wait
+expect "damaged standard input" 1 sh -c "head -c 20000 '$sample' | '$etldump' --events=all -"
+check "damaged standard input: named" grep -q '^etldump: (standard input): offset 0x4000: buffer of 8192 bytes is truncated' "$tmp/err"
+expect "not ETL on standard input" 3 sh -c "printf 'hello' | '$etldump' -"
+check "spooled input leaves nothing behind" test -z "$(ls -A "$TMPDIR" 2>/dev/null | grep '^etldump-')"
+
+# ---- fit pipelines -----------------------------------------------------------
+check "CSV lines end in LF" sh -c "! grep -q \"\$(printf '\\r')\" '$tmp/file.csv'"
+"$etldump" -f csv --crlf "$sample" > "$tmp/crlf.csv"
+check "--crlf: CRLF on every line" test "$(grep -c "$(printf '\r')\$" "$tmp/crlf.csv")" = 801
+"$etldump" -f csv "$procs" > "$tmp/procs.csv"
+col=$(head -n 1 "$tmp/procs.csv" | tr ',' '\n' | grep -n '^new_process$' | cut -d: -f1)
+n=$(awk -F, -v c="$col" '$c == "svchost.exe"' "$tmp/procs.csv" | wc -l)
+check "awk -F, '\$N==\"svchost.exe\"' on the last column matches rows ($n)" test "$n" -gt 10
+"$etldump" -f csv --no-header "$sample" > "$tmp/nohead.csv"
+check "--no-header: CSV without the header row" sh -c "tail -n +2 '$tmp/file.csv' | cmp -s - '$tmp/nohead.csv'"
+"$etldump" --no-header "$sample" > "$tmp/nohead.txt"
+check "--no-header: text without header lines" sh -c "! grep -q '^#\\|^cpu ' '$tmp/nohead.txt' && [ \$(wc -l < '$tmp/nohead.txt') -eq 800 ]"
+"$etldump" -f csv "$sample" "$procs" > "$tmp/two.csv"
+check "two inputs: CSV starts with file" sh -c "head -n 1 '$tmp/two.csv' | grep -q '^file,cpu,'"
+check "two inputs: every row names its file" \
+    test "$(grep -c '^samples/demo-compact.etl,\|/samples/demo-compact.etl,' "$tmp/two.csv")" = 800
+"$etldump" -f json "$sample" "$procs" > "$tmp/two.json"
+check "two inputs: JSON rows start with file" test "$(jq -r 'keys_unsorted[0]' "$tmp/two.json" | sort -u)" = file
+"$etldump" "$sample" "$procs" > "$tmp/two.txt"
+check "two inputs: text rows start with file" sh -c "grep -v '^#' '$tmp/two.txt' | grep -v '^\$' | grep -vq '^file \\|demo-'; [ \$? -ne 0 ]"
+"$etldump" -f csv -H "$sample" > "$tmp/h.csv"
+check "-H: the file column for one input" sh -c "head -n 1 '$tmp/h.csv' | grep -q '^file,cpu,'"
+"$etldump" -f csv --no-filename "$sample" "$procs" > "$tmp/nf.csv"
+check "--no-filename: none with two inputs" sh -c "head -n 1 '$tmp/nf.csv' | grep -q '^cpu,'"
+
+# The text view starts with the switches after one comment line, and its
+# columns stay aligned whatever the names (long ones cut with an ellipsis,
+# in text only).
+"$etldump" "$procs" > "$tmp/procs.txt"
+check "text: one comment line, then the header" \
+    sh -c "sed -n 1p '$tmp/procs.txt' | grep -q '^# ' && sed -n 2p '$tmp/procs.txt' | grep -q '^cpu '"
+sed 's/\xe2\x80\xa6/./g' "$tmp/procs.txt" | awk 'NR == 2 { want = index($0, "new_pid") } NR > 2 { p = substr($0, want - 1, 1); if (p != " ") bad++ } END { exit bad > 0 }'
+check "text: columns aligned" test $? -eq 0
+check "text: a long name cut with an ellipsis" grep -q 'RuntimeBroker.e… ' "$tmp/procs.txt"
+check "CSV: the same name whole" grep -q ',RuntimeBroker.exe,' "$tmp/procs.csv"
+
+# The same JSON type whatever the options.
+for t in rel raw abs; do
+    "$etldump" -f json --time=$t "$sample" > "$tmp/t.json"
+    check "JSON --time=$t: time a string, timestamp a number" \
+        test "$(jq -r '[(.time|type), (.timestamp|type)] | join(" ")' "$tmp/t.json" | sort -u)" = "string number"
+done
+
+# Bytes that are not UTF-8 (an image name) and UTF-16 that cannot be
+# converted (a thread name with an unpaired surrogate) show as U+FFFD in
+# every format.
+cp "$procs" "$tmp/bad.etl"
+off=$(grep -boa 'svchost.exe' "$tmp/bad.etl" | head -n 1 | cut -d: -f1)
+printf '\351' | dd of="$tmp/bad.etl" bs=1 seek=$((off + 4)) conv=notrunc 2>/dev/null
+off=$(grep -boaP 'I\x00d\x00l\x00e\x00 \x00T\x00' "$tmp/bad.etl" | head -n 1 | cut -d: -f1)
+printf '\000\330' | dd of="$tmp/bad.etl" bs=1 seek=$((off + 10)) conv=notrunc 2>/dev/null
+fffd=$(printf '\357\277\275')
+for f in text csv json xml; do
+    "$etldump" --events=all -f $f "$tmp/bad.etl" > "$tmp/bad.$f" 2>/dev/null
+    check "$f: svch${fffd}st.exe" grep -q "svch${fffd}st.exe" "$tmp/bad.$f"
+    # (the text view has no thread-name column)
+    [ $f = text ] || check "$f: Idle ${fffd}hread" grep -q "Idle ${fffd}hread" "$tmp/bad.$f"
+done
+
+# ---- say what is wrong ------------------------------------------------------------
+"$top/build/mktrace" --quiet --switches=3000 --encoding=compact --lost-cpu=1 "$tmp/lost.etl" - 2>/dev/null
+expect "lost buffers: status 0" 0 "$etldump" -f csv "$tmp/lost.etl"
+check "lost buffers: one warning with the counts" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q '^etldump: .*lost.etl: warning: the trace lost data: 0 events and 1 buffers by its header; 0 buffers flagged as having lost events, 1 as following lost buffers\$' '$tmp/err'"
+expect "--quiet" 0 "$etldump" -q -f csv "$tmp/lost.etl"
+check "--quiet: no warning" test ! -s "$tmp/err"
+cp "$sample" "$tmp/damaged.etl"
+printf '\001\002\003\004' | dd of="$tmp/damaged.etl" bs=1 seek=$((8192 + 0x48)) conv=notrunc 2>/dev/null
+expect "--quiet keeps errors" 1 "$etldump" -q -f csv "$tmp/damaged.etl"
+check "--quiet keeps errors: shown" grep -q 'offset 0x2048' "$tmp/err"
+"$top/build/manybuf" "$tmp/none.etl" 8 8192 2
+expect "no switches: status 0" 0 "$etldump" "$tmp/none.etl"
+check "no switches: one note that says what to try" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'note: no context switches in this trace; it records 1 events (EventTrace 1); try --stats or --events=all' '$tmp/err'"
+expect "unknown option" 2 "$etldump" --no-such-option "$sample"
+check "messages start with etldump:, not the path" sh -c "grep -q '^etldump: unknown option' '$tmp/err' && ! grep -q '^[./]' '$tmp/err'"
+expect "missing value" 2 "$etldump" "$sample" --format
+check "missing value: etldump's message" grep -q "^etldump: option '--format' needs a value" "$tmp/err"
+expect "--events all" 2 "$etldump" --events all "$sample"
+check "--events all: says what was meant" grep -q -- "--events=all" "$tmp/err"
+expect "--help to a full disk" 4 sh -c "'$etldump' --help > /dev/full"
+check "--help to a full disk: a message" grep -q '^etldump: standard output: No space left on device' "$tmp/err"
+expect "--version to a full disk" 4 sh -c "'$etldump' --version > /dev/full"
+
+# Progress: on a terminal, for inputs over 256 MiB; erased at the end; never
+# when standard error is not a terminal; not with --quiet.
+"$top/build/manybuf" "$tmp/huge.etl" 4400 65536 4
+if command -v script > /dev/null 2>&1; then
+    script -qec "'$etldump' --stats -f csv '$tmp/huge.etl' > /dev/null" "$tmp/tty.log" > /dev/null 2>&1
+    check "progress on a terminal" grep -q '% [0-9]* MB/s [0-9]*:[0-9][0-9] left' "$tmp/tty.log"
+    check "progress erased at the end" grep -q "left.*$(printf '\r\033')\[K\$" "$tmp/tty.log"
+    script -qec "'$etldump' -q --stats -f csv '$tmp/huge.etl' > /dev/null" "$tmp/tty.log" > /dev/null 2>&1
+    check "no progress with --quiet" sh -c "! grep -q 'MB/s' '$tmp/tty.log'"
+else
+    skip=$((skip + 1)); echo "unix: skipped the progress test: script(1) not found (util-linux)"
+fi
+"$etldump" --stats -f csv "$tmp/huge.etl" > /dev/null 2> "$tmp/err"
+check "no progress when stderr is not a terminal" test ! -s "$tmp/err"
+
+echo "unix: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
