@@ -195,6 +195,7 @@ static bool output_open(struct output *o, const char *name)
     tmp_path = malloc(n);
     if (!tmp_path) {
         fprintf(stderr, "%s: out of memory\n", progname);
+        free(o->target);
         return false;
     }
     memcpy(tmp_path, o->target, dir);
@@ -205,6 +206,7 @@ static bool output_open(struct output *o, const char *name)
                 progname, name, strerror(errno));
         free(tmp_path);
         tmp_path = NULL;
+        free(o->target);
         return false;
     }
     /* The new file gets the old one's permissions, or the usual ones. */
@@ -216,9 +218,8 @@ static bool output_open(struct output *o, const char *name)
         umask(mask);
         mode = 0666 & ~mask;
     }
-    if (fchmod(o->fd, mode) != 0) {
-        /* Not fatal: the file keeps mkstemp's owner-only permissions. */
-    }
+    /* Should it fail, the file keeps mkstemp's owner-only permissions. */
+    (void)fchmod(o->fd, mode);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);

@@ -389,59 +389,60 @@ static struct etl_file *new_file(const char *name, const struct etl_diag *d)
     return f;
 }
 
+/* Writes all of buf[0..n) to fd; false (errno set) on failure. */
+static bool write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return false;
+        }
+        buf += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
 /* Copies a stream (a pipe, a FIFO, a terminal) to an unlinked temporary
  * file; returns its descriptor, or -1 (errno set; *nomem when memory ran
  * out). */
 static int spool(int in, bool *nomem)
 {
+    enum { CHUNK = 1 << 20 };
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)
         dir = "/tmp";
     size_t n = strlen(dir) + sizeof "/etldump-XXXXXX";
     char *tmpl = malloc(n);
-    enum { CHUNK = 1 << 20 };
     char *buf = malloc(CHUNK);
+    int fd = -1;
     if (!tmpl || !buf) {
-        free(tmpl);
-        free(buf);
         *nomem = true;
         errno = ENOMEM;
-        return -1;
+    } else {
+        snprintf(tmpl, n, "%s/etldump-XXXXXX", dir);
+        fd = mkstemp(tmpl);
+        if (fd >= 0)
+            unlink(tmpl); /* gone from the directory at once: nothing left behind */
     }
-    snprintf(tmpl, n, "%s/etldump-XXXXXX", dir);
-    int fd = mkstemp(tmpl);
-    if (fd >= 0)
-        unlink(tmpl); /* gone from the directory at once: removed at exit */
-    free(tmpl);
-    for (bool more = fd >= 0; more;) {
+    while (fd >= 0) {
         ssize_t r = read(in, buf, CHUNK);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0) {
-            if (r < 0) {
-                int e = errno;
-                close(fd);
-                fd = -1;
-                errno = e;
-            }
+        if (r == 0)
             break;
-        }
-        for (ssize_t w, done = 0; done < r; done += w) {
-            w = write(fd, buf + done, (size_t)(r - done));
-            if (w < 0 && errno == EINTR) {
-                w = 0;
-                continue;
-            }
-            if (w <= 0) {
-                int e = w < 0 ? errno : EIO;
-                close(fd);
-                fd = -1;
-                errno = e;
-                more = false;
-                break;
-            }
+        if (r < 0 || !write_all(fd, buf, (size_t)r)) {
+            int e = errno;
+            close(fd);
+            fd = -1;
+            errno = e;
         }
     }
+    free(tmpl);
     free(buf);
     return fd;
 }
