@@ -17,7 +17,7 @@ if ! [ -f "$lib/pkgconfig/libxml-2.0.pc" ] || ! [ -f "$lib/pkgconfig/check.pc" ]
         export DEBIAN_FRONTEND=noninteractive
         dpkg --print-foreign-architectures | grep -qx i386 || {
             dpkg --add-architecture i386
-            apt-get update -q >/dev/null
+            apt-get update -q >/dev/null 2>&1 || true
         }
         dpkg -s gcc-multilib >/dev/null 2>&1 || apt-get install -y -q gcc-multilib >/dev/null
     fi
