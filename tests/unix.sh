@@ -58,7 +58,9 @@ expect "-o through a link" 0 "$etldump" -f json -o "$tmp/d/link.csv" "$sample"
 check "-o through a link: the link stays a link to the new file" \
     sh -c "test -L '$tmp/d/link.csv' && head -c 1 '$tmp/d/out.csv' | grep -q '{'"
 printf 'old contents\n' > "$tmp/d/keep.csv"
-if FAILALLOC_AT=0 LD_PRELOAD=$(pwd)/build/failalloc.so "$etldump" --version > /dev/null 2>&1; then
+if nm "$etldump" 2>/dev/null | grep -q '__asan_init\|__msan_init\|__tsan_init'; then
+    skip=$((skip + 1)); echo "unix: skipped the failed-run test: $etldump is built with a sanitizer, whose allocator build/failalloc.so cannot replace"
+elif FAILALLOC_AT=0 LD_PRELOAD=$(pwd)/build/failalloc.so "$etldump" --version > /dev/null 2>&1; then
     expect "failed run" 5 env FAILALLOC_AT=30 LD_PRELOAD="$(pwd)/build/failalloc.so" \
         "$etldump" --summary -f csv -o "$tmp/d/keep.csv" "$procs"
     check "failed run: the old file as it was" test "$(cat "$tmp/d/keep.csv")" = "old contents"
@@ -67,6 +69,7 @@ else
 fi
 # Interrupted while waiting for its input (a FIFO nobody writes yet): the
 # temporary output exists by then.
+printf 'old contents\n' > "$tmp/d/keep.csv"
 mkfifo "$tmp/slow"
 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/slow" 2>/dev/null &
 pid=$!
