@@ -636,16 +636,9 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
         count_progress(f, b->size);
         return true;
     }
-    if (!reserve(&l->mem, &l->cap, b->size)) {
-        f->nomem = true;
-        return false;
-    }
-    if (!read_at(f, l->mem, b->size, b->offset)) {
-        etl_report(f, b->offset, "cannot read buffer: %s", strerror(errno));
-        return false;
-    }
     /* Events end at the larger of SavedOffset and Offset, bounded by the
-     * buffer (§2.1); the walk also stops at the 0xFF filler. */
+     * buffer (§2.1); the walk also stops at the 0xFF filler. Only the bytes
+     * up to there are read. */
     size_t end = b->saved_offset > b->offset_field ? b->saved_offset : b->offset_field;
     if (end > b->size) {
         if (!b->truncated)
@@ -654,7 +647,17 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
                        end, (unsigned)b->size);
         end = b->size;
     }
-    l->end = end < ETL_BUF_HEADER_SIZE ? ETL_BUF_HEADER_SIZE : end;
+    if (end < ETL_BUF_HEADER_SIZE)
+        end = ETL_BUF_HEADER_SIZE;
+    if (!reserve(&l->mem, &l->cap, end)) {
+        f->nomem = true;
+        return false;
+    }
+    if (!read_at(f, l->mem, end, b->offset)) {
+        etl_report(f, b->offset, "cannot read buffer: %s", strerror(errno));
+        return false;
+    }
+    l->end = end;
     count_progress(f, b->size);
     return true;
 }
