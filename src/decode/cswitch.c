@@ -58,13 +58,12 @@ bool etl_decode_cswitch(const struct etl_event *ev, struct etl_cursor *c,
     sw->ideal_cpu = etl_cur_u8(c);
     sw->has = SW_OLD_TID | SW_NEW_TID | SW_OLD_PRIORITY | SW_NEW_PRIORITY | SW_OLD_STATE |
               SW_OLD_WAIT_REASON | SW_OLD_WAIT_MODE | SW_IDEAL_CPU;
-    /* Byte 10 is a union: PreviousCState, meaningful when the idle thread is
-     * leaving, else OldThreadRank. It is shown as the C-state always (as the
-     * event's documented field) and as the rank when the old thread is not
-     * the idle thread. */
-    sw->prev_cstate = cstate_rank;
-    sw->has |= SW_PREV_CSTATE;
-    if (sw->old_tid != 0) {
+    /* Byte 10 is a union (format.md §7.3): PreviousCState when the idle
+     * thread is leaving, else OldThreadRank. */
+    if (sw->old_tid == 0) {
+        sw->prev_cstate = cstate_rank;
+        sw->has |= SW_PREV_CSTATE;
+    } else {
         sw->old_rank = cstate_rank;
         sw->has |= SW_OLD_RANK;
     }

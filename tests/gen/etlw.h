@@ -118,7 +118,7 @@
 #define ETLW_CSV_HEADER                                                        \
     "cpu,timestamp,old_tid,new_tid,old_priority,new_priority,old_state,"       \
     "old_wait_reason,old_wait_mode,new_wait_time,ideal_cpu,prev_cstate,"       \
-    "new_priority_decrement,old_remaining_quantum,source"
+    "new_priority_decrement,old_remaining_quantum,source,old_rank"
 
 /* KTHREAD_STATE values used by the writer. */
 enum {
@@ -165,7 +165,9 @@ struct etlw_switch {
     uint8_t old_wait_reason;             /* KWAIT_REASON */
     uint8_t old_wait_mode;               /* 0 KernelMode, 1 UserMode */
     uint32_t new_wait_time;
-    uint8_t ideal_cpu, prev_cstate;
+    uint8_t ideal_cpu;
+    uint8_t prev_cstate, old_rank;       /* byte 10: PreviousCState when the old thread
+                                            is the idle thread, else OldThreadRank */
     int8_t new_priority_decrement;
     int32_t old_remaining_quantum;
     uint32_t old_user, new_user;         /* opaque tags copied to the expected row; a
@@ -188,7 +190,8 @@ enum {
     ETLW_HAS_IDEAL_CPU = 1u << 7,
     ETLW_HAS_PREV_CSTATE = 1u << 8,
     ETLW_HAS_NEW_PRIO_DECREMENT = 1u << 9,
-    ETLW_HAS_OLD_REMAINING_QUANTUM = 1u << 10
+    ETLW_HAS_OLD_REMAINING_QUANTUM = 1u << 10,
+    ETLW_HAS_OLD_RANK = 1u << 11
 };
 
 struct etlw_expect {
@@ -199,7 +202,7 @@ struct etlw_expect {
     int8_t old_priority, new_priority;
     uint8_t old_state, old_wait_reason, old_wait_mode; /* wait mode: bit 0 only */
     uint32_t new_wait_time;
-    uint8_t ideal_cpu, prev_cstate;
+    uint8_t ideal_cpu, prev_cstate, old_rank;
     int8_t new_priority_decrement;
     int32_t old_remaining_quantum;
     uint32_t has;               /* ETLW_HAS_* */
