@@ -93,7 +93,8 @@ check_truth "many threads" --threads=400 --cpus=12 --switches=40000 --seed=61 --
 # The writer reused TIDs across processes: the map must have told them apart.
 gen "reuse" --encoding=mixed --seed=62 --switches=20000 --threads=60
 if [ -f "$tmp/want.csv" ]; then
-    reused=$(awk -F, 'NR > 1 && $3 != 0 { if (($3 in p) && p[$3] != $16) n[$3] = 1; p[$3] = $16 }
+    reused=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                      $3 != 0 { op = $(col["old_pid"]); if (($3 in p) && p[$3] != op) n[$3] = 1; p[$3] = op }
                       END { c = 0; for (k in n) c++; print c }' "$tmp/want.csv")
     if [ "$reused" -gt 0 ]; then ok; else bad "reuse: no TID changed process in the generated trace"; fi
     dump "reuse" -f csv --time=raw "$tmp/t.etl" && same "reuse: $reused reused TIDs" "$tmp/want.csv" "$tmp/got"
@@ -174,9 +175,10 @@ gen "compact" --encoding=compact --seed=65 --switches=3000 --cpus=2
 if dump "compact --tid" -f csv --time=raw --tid="$(awk -F, 'NR == 40 { print $3 }' "$tmp/want.csv")" "$tmp/t.etl"; then
     tr -d '\r' < "$tmp/got" > "$tmp/got.csv"
     # every filtered row is the expected row with that timestamp and CPU
-    if awk -F, 'NR == FNR { if (FNR > 1) w[$1 "," $2] = $3 "," $4 "," $16 "," $18; next }
-                FNR == 1 { next }
-                { n++; if (w[$1 "," $2] != $4 "," $5 "," $(NF - 3) "," $(NF - 1)) { print "row " FNR ": " $0; bad = 1 } }
+    if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+                NR == FNR { if (FNR > 1) w[$1 "," $2] = $3 "," $4 "," $(col["old_pid"]) "," $(col["new_pid"]); next }
+                FNR == 1 { for (i = 1; i <= NF; i++) g[$i] = i; next }
+                { n++; if (w[$1 "," $2] != $4 "," $5 "," $(g["old_pid"]) "," $(g["new_pid"])) { print "row " FNR ": " $0; bad = 1 } }
                 END { exit bad || n == 0 }' "$tmp/want.csv" "$tmp/got.csv" > "$tmp/cmp"; then
         ok
     else

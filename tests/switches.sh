@@ -71,5 +71,34 @@ else
     fail=$((fail + 1)); echo "switches: FAIL: wrong bias not reported (exit $rc): $(head -n 2 "$tmp/err")"
 fi
 
+# A bias too high decodes states as plausible wait reasons: a Windows 7 trace
+# (0x25) read with the Windows 11 default (0x2A). The states contradict it,
+# and a warning says so and names the option; with the trace's own bias, or
+# with the build's default when it is right, nothing is said.
+"$mktrace" --quiet --encoding=compact --build=22631 --max-wait-reason=0x25 --seed=47 --switches=5000 \
+    "$tmp/t.etl" - 2>/dev/null
+"$etldump" -f csv "$tmp/t.etl" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'warning: compact switch states fit MaximumWaitReason 0x25 better than 0x2a.*--max-wait-reason=0x25' "$tmp/err"; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "switches: FAIL: a bias too high not reported (exit $rc): $(head -n 2 "$tmp/err")"
+fi
+for b in "--build=22631" "--build=19041" "--build=7601 --max-wait-reason=0x25" "--build=9200 --max-wait-reason=0x26" \
+         "--build=22631 --max-wait-reason=0x25 -- --max-wait-reason=0x25" "--max-wait-reason=0x2b -- --max-wait-reason=0x2b"; do
+    g=${b%% -- *} d=""
+    [ "$g" != "$b" ] && d=${b#* -- }
+    # shellcheck disable=SC2086
+    "$mktrace" --quiet --encoding=mixed $g --seed=48 --switches=5000 "$tmp/t.etl" - 2>/dev/null
+    # shellcheck disable=SC2086
+    "$etldump" -f csv $d "$tmp/t.etl" > /dev/null 2> "$tmp/err"
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "switches: FAIL: right bias ($b) questioned (exit $rc): $(head -n 2 "$tmp/err")"
+    fi
+done
+
 echo "switches: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -150,12 +150,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     }
     rc = rc ? rc : etl_print_end_table(p);
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
-    if (st->implausible_states)
-        etl_report(f, 0,
-                   "%llu compact switches decode to impossible thread states with "
-                   "MaximumWaitReason 0x%x (build %u); try --max-wait-reason",
-                   (unsigned long long)st->implausible_states,
-                   etl_switch_reader_bias(r), (unsigned)etl_file_header(f)->build);
+    etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
         etl_view_switch_expectation(f, st->cswitch + st->compact);
     etl_switch_reader_free(r);
