@@ -4,8 +4,9 @@
 #  1. Traces built by the test writer with Process and Thread events
 #     (mktrace --processes: rundowns, starts and ends, TID reuse across
 #     processes) decode to switches whose old_pid, old_process, new_pid and
-#     new_process are the writer's truth, and --summary equals the writer's
-#     summary (also clipped by --range and restricted by --cpu).
+#     new_process (and the wait-analysis columns, --settled) are the writer's
+#     truth, and --summary equals the writer's summary (also clipped by
+#     --range and restricted by --cpu), without ReadyThread events.
 #  2. Filters choose rows and change nothing else: the rows etldump prints
 #     with --cpu, --tid, --pid, --process or --range are exactly the rows of
 #     the unfiltered output that match, in all four formats alike; --hook
@@ -31,7 +32,7 @@ bad() { fail=$((fail + 1)); echo "processes: FAIL: $*"; }
 # gen NAME MKTRACE-OPTIONS...: builds $tmp/t.etl, want.csv and sum.csv.
 gen() {
     name=$1; shift
-    if "$mktrace" --quiet --processes --summary="$tmp/sum.csv" "$@" "$tmp/t.etl" "$tmp/want.csv" \
+    if "$mktrace" --quiet --processes --settled --summary="$tmp/sum.csv" "$@" "$tmp/t.etl" "$tmp/want.csv" \
            2> "$tmp/gen.err"; then
         return 0
     fi
@@ -105,7 +106,7 @@ for r in 1.5:20 :3.25 10: 0.5:0.75; do
     for c in "" 0,2; do
         copt="" gopt=""
         [ -n "$c" ] && copt=--cpu=$c && gopt=--summary-cpus=$c
-        if "$mktrace" --quiet --processes --summary="$tmp/sum.csv" --summary-range=$r $gopt \
+        if "$mktrace" --quiet --processes --settled --summary="$tmp/sum.csv" --summary-range=$r $gopt \
                --encoding=mixed --seed=63 --switches=8000 "$tmp/t.etl" - 2> "$tmp/gen.err"; then
             dump "summary --range=$r $copt" --summary -f csv --range=$r $copt "$tmp/t.etl" &&
                 same "summary --range=$r $copt" "$tmp/sum.csv" "$tmp/got"

@@ -19,7 +19,8 @@ struct sw_cpu {
     struct etl_sched_item *q;
     size_t head, n, cap;
     size_t final_end;      /* q[head, final_end) can be handed out */
-    size_t pend;           /* the latest switch, waiting for the next one (or NONE) */
+    size_t last;           /* the latest switch in the queue (or NONE) */
+    size_t pend;           /* the same while it waits for the next one (or NONE) */
     uint32_t stretch;      /* of the events being read */
     bool done;
     /* What was handed out. */
@@ -60,16 +61,22 @@ static bool queue_room(struct sw_cpu *c)
         c->final_end -= c->head;
         if (c->pend != NONE)
             c->pend -= c->head;
+        c->last = c->last != NONE && c->last >= c->head ? c->last - c->head : NONE;
         c->head = 0;
     }
     return etl_grow(&c->q, &c->cap, c->n + 1, sizeof *c->q, 64);
 }
 
-/* Ends the wait of c's latest switch: what follows is not linked to it. */
-static void cut(struct sw_cpu *c)
+/* Ends the wait of c's latest switch: what follows is not linked to it.
+ * With all, everything queued may leave. Otherwise (a gap) the events of
+ * the CPU's next batch may still go before the other events queued: a batch
+ * open when events were lost is logged after them, yet holds earlier
+ * switches. */
+static void cut(struct sw_cpu *c, bool all)
 {
     c->pend = NONE;
-    c->final_end = c->n;
+    if (all)
+        c->final_end = c->n;
 }
 
 /* Queues a switch: it gives the pending switch its next switch (and a compact
@@ -79,7 +86,7 @@ static bool place_switch(struct sw_cpu *c, const struct etl_switch *sw)
 {
     if (!queue_room(c))
         return false;
-    size_t lo = c->final_end;
+    size_t lo = c->last != NONE && c->last + 1 > c->final_end ? c->last + 1 : c->final_end;
     if (c->pend != NONE) {
         struct etl_sched_item *p = &c->q[c->pend];
         p->has_next = true;
@@ -88,7 +95,6 @@ static bool place_switch(struct sw_cpu *c, const struct etl_switch *sw)
             p->u.sw.new_tid = sw->old_tid;
             p->u.sw.has |= SW_NEW_TID;
         }
-        lo = c->pend + 1;
     }
     size_t pos = c->n;
     while (pos > lo && c->q[pos - 1].ts > sw->ts)
@@ -102,7 +108,7 @@ static bool place_switch(struct sw_cpu *c, const struct etl_switch *sw)
     it->cpu = sw->cpu;
     it->stretch = c->stretch;
     it->u.sw = *sw;
-    c->pend = pos;
+    c->last = c->pend = pos;
     c->final_end = pos;
     return true;
 }
@@ -186,17 +192,17 @@ static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
     struct etl_record rec;
     while (!c->done && c->final_end == c->head) {
         if (c->n - c->head >= ETL_SCHED_QUEUE_MAX) {
-            cut(c); /* the oldest leave without their next switch */
+            cut(c, true); /* the oldest leave without their next switch */
             break;
         }
         if (!etl_stream_next(c->st, &ev)) {
             c->done = true;
-            cut(c);
+            cut(c, true);
             break;
         }
         if (etl_stream_gap(c->st)) {
             c->stretch++;
-            cut(c);
+            cut(c, false);
         }
         const struct etl_decoder *d = etl_dispatch(&ev);
         bool wanted = d->kind == ETL_REC_CSWITCH || d->kind == ETL_REC_CSWITCH_BATCH ||
@@ -207,14 +213,14 @@ static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
             etl_report_event(r->f, &ev, rec.at, rec.problem);
             if (d->kind == ETL_REC_CSWITCH) { /* a damaged switch is a gap */
                 c->stretch++;
-                cut(c);
+                cut(c, false);
             }
             continue;
         }
         if (!take(r, c, &ev, d, &rec)) {
             etl_file_nomem(r->f);
             c->done = true;
-            cut(c);
+            cut(c, true);
             break;
         }
     }
@@ -241,7 +247,7 @@ static struct etl_switch_reader *reader_new(struct etl_file *f, struct etl_strea
     }
     for (size_t i = 0; i < r->ncpu; i++) {
         r->cpu[i].st = etl_streams_cpu(s, i);
-        r->cpu[i].pend = NONE;
+        r->cpu[i].pend = r->cpu[i].last = NONE;
     }
     return r;
 }

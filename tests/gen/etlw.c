@@ -172,6 +172,8 @@ const char *etlw_error(const struct etlw *w) { return w->err; }
 
 const struct etlw_config *etlw_get_config(const struct etlw *w) { return &w->cfg; }
 
+uint32_t etlw_cpu_seg(const struct etlw *w, unsigned cpu) { return cpu < w->cfg.ncpus ? w->cpus[cpu].seg : 0; }
+
 void etlw_get_stats(const struct etlw *w, struct etlw_stats *st)
 {
     *st = w->st;
@@ -699,6 +701,7 @@ static void try_emit(struct etlw *w, bool closing)
             return;
         if (!closing && !(best->e.ts < w->feed_max))
             return;
+        best->e.seg = best->seg;
         w->cfg.expect_cb(w->cfg.expect_ctx, &best->e);
         bc->qhead++;
     }

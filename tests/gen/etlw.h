@@ -207,6 +207,7 @@ struct etlw_expect {
     int32_t old_remaining_quantum;
     uint32_t has;               /* ETLW_HAS_* */
     uint32_t old_user, new_user;/* the switch's tags; new_user valid with ETLW_HAS_NEW_TID */
+    uint32_t seg;               /* buffer segment of the record (see etlw_cpu_seg) */
 };
 
 struct etlw_config {
@@ -280,6 +281,11 @@ int etlw_mark_lost(struct etlw *w, unsigned cpu);
 enum etlw_hdr { ETLW_HDR_SYSTEM, ETLW_HDR_PERFINFO };
 int etlw_add_raw(struct etlw *w, unsigned cpu, int64_t ts, enum etlw_hdr hdr, uint16_t hook,
                  unsigned version, uint32_t tid, uint32_t pid, const uint8_t *data, uint32_t len);
+
+/* The buffer segment the next event added on cpu lands in: 0, and one more
+ * after each etlw_mark_lost of that CPU (a batch still open then lands in
+ * the later segment). A reader sees a known gap between two segments. */
+uint32_t etlw_cpu_seg(const struct etlw *w, unsigned cpu);
 
 /* The configuration the writer runs with. */
 const struct etlw_config *etlw_get_config(const struct etlw *w);
