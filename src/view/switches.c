@@ -172,10 +172,17 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         }
         int64_t ns = etl_clock_ns(clk, sw.ts);
         uint32_t k = sf.has;
-        SET(W_NEW_SINCE_LAST, i, ns - etl_clock_ns(clk, sf.since), k & ETL_SF_SINCE);
-        SET(W_NEW_READY, i, ns - etl_clock_ns(clk, sf.ready_from), k & ETL_SF_READY);
-        SET(W_NEW_WAITED, i, etl_clock_ns(clk, sf.wait_to) - etl_clock_ns(clk, sf.wait_from),
-            k & ETL_SF_WAITED);
+        /* Durations in ns, as the summary sums them; each time converted once. */
+        int64_t since = (k & ETL_SF_SINCE) ? etl_clock_ns(clk, sf.since) : 0;
+        int64_t from = !(k & ETL_SF_READY) ? 0
+                       : (k & ETL_SF_SINCE) && sf.ready_from == sf.since ? since
+                                                                         : etl_clock_ns(clk, sf.ready_from);
+        int64_t waited = !(k & ETL_SF_WAITED) || sf.wait_to == sf.wait_from ? 0
+                         : (sf.wait_to == sf.ready_from ? from : etl_clock_ns(clk, sf.wait_to)) -
+                               (sf.wait_from == sf.since ? since : etl_clock_ns(clk, sf.wait_from));
+        SET(W_NEW_SINCE_LAST, i, ns - since, k & ETL_SF_SINCE);
+        SET(W_NEW_READY, i, ns - from, k & ETL_SF_READY);
+        SET(W_NEW_WAITED, i, waited, k & ETL_SF_WAITED);
         SET(W_READIED_AT, i, sf.readied_at, k & ETL_SF_READIED);
         SET(W_READYING_CPU, u, sf.readying_cpu, k & ETL_SF_READIED);
         SET(W_READYING_TID, u, sf.readying_tid, k & ETL_SF_READIER);
@@ -185,7 +192,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
             etl_procmap_who(map, sf.readying_tid, sf.readied_at, &wr);
         SET(W_READYING_PID, u, wr.pid, wr.known);
         SET(W_READYING_PROCESS, s, wr.image, wr.image != NULL);
-        SET(W_NEW_RUN, i, etl_clock_ns(clk, it.next_ts) - ns, it.has_next);
+        SET(W_NEW_RUN, i, it.has_next ? etl_clock_ns(clk, it.next_ts) - ns : 0, it.has_next);
 #undef SET
         /* Filters choose rows only after linking: a compact switch's new
          * thread came from the next switch on its CPU, shown or not. */
