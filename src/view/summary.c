@@ -121,7 +121,7 @@ struct waits {
     int64_t wait_time, ready_time;
     uint64_t waits;
     struct reason_count *wr;
-    uint16_t nwr, capwr;
+    size_t nwr, capwr;
 };
 
 /* Figures of a thread or a process. */
@@ -151,7 +151,7 @@ struct thr {
     uint32_t nrv, caprv, nready;
     int64_t rmax;             /* the longest ready span */
     struct readier *rd;
-    uint16_t nrd, caprd;
+    size_t nrd, caprd;
 };
 
 /* A finished DPC or ISR: [s, e] in ns. */
@@ -329,19 +329,13 @@ static bool in_range(const struct etl_filter *f, int64_t ns)
 /* Counts k waits for reason r; false when out of memory. */
 static bool add_reason(struct waits *w, uint8_t r, uint32_t k)
 {
-    for (uint16_t i = 0; i < w->nwr; i++)
+    for (size_t i = 0; i < w->nwr; i++)
         if (w->wr[i].reason == r) {
             w->wr[i].count += k;
             return true;
         }
-    if (w->nwr == w->capwr) {
-        uint16_t ncap = w->capwr ? (uint16_t)(w->capwr * 2) : 4;
-        struct reason_count *n = realloc(w->wr, ncap * sizeof *n);
-        if (!n)
-            return false;
-        w->wr = n;
-        w->capwr = ncap;
-    }
+    if (!etl_grow(&w->wr, &w->capwr, w->nwr + 1, sizeof *w->wr, 4))
+        return false;
     w->wr[w->nwr].reason = r;
     w->wr[w->nwr].count = k;
     w->nwr++;
@@ -351,21 +345,13 @@ static bool add_reason(struct waits *w, uint8_t r, uint32_t k)
 /* Counts one readying by a process of image img; false when out of memory. */
 static bool add_readier(struct thr *t, const char *img)
 {
-    for (uint16_t i = 0; i < t->nrd; i++)
+    for (size_t i = 0; i < t->nrd; i++)
         if (strcmp(t->rd[i].image, img) == 0) {
             t->rd[i].count++;
             return true;
         }
-    if (t->nrd == t->caprd) {
-        if (t->caprd == UINT16_MAX)
-            return true; /* 65535 images: the rest are too rare to show */
-        uint16_t ncap = t->caprd ? (uint16_t)(t->caprd >= 32768 ? UINT16_MAX : t->caprd * 2) : 4;
-        struct readier *n = realloc(t->rd, ncap * sizeof *n);
-        if (!n)
-            return false;
-        t->rd = n;
-        t->caprd = ncap;
-    }
+    if (!etl_grow(&t->rd, &t->caprd, t->nrd + 1, sizeof *t->rd, 4))
+        return false;
     t->rd[t->nrd].image = img;
     t->rd[t->nrd].count = 1;
     t->nrd++;
@@ -666,7 +652,7 @@ static void reasons_text(struct waits *w, char *buf, size_t cap)
     buf[0] = '\0';
     if (w->nwr > 1)
         etl_sort(w->wr, w->nwr, sizeof *w->wr, cmp_reason, NULL);
-    for (uint16_t i = 0; i < w->nwr; i++) {
+    for (size_t i = 0; i < w->nwr; i++) {
         char num[ETL_FMT_NUM_MAX + 1];
         const char *name = etl_wait_reason_name(w->wr[i].reason);
         if (!name) {
@@ -694,7 +680,7 @@ static void readiers_text(struct thr *t, char *buf, size_t cap)
     buf[0] = '\0';
     if (t->nrd > 1)
         etl_sort(t->rd, t->nrd, sizeof *t->rd, cmp_readier, NULL);
-    for (uint16_t i = 0; i < t->nrd && i < 3; i++)
+    for (size_t i = 0; i < t->nrd && i < 3; i++)
         put_count(buf, cap, &o, t->rd[i].image, t->rd[i].count);
 }
 
@@ -772,7 +758,7 @@ static bool figures_add(struct figures *a, const struct figures *b)
         a->w[k].wait_time = sat_add(a->w[k].wait_time, b->w[k].wait_time);
         a->w[k].ready_time = sat_add(a->w[k].ready_time, b->w[k].ready_time);
         a->w[k].waits += b->w[k].waits;
-        for (uint16_t i = 0; i < b->w[k].nwr; i++)
+        for (size_t i = 0; i < b->w[k].nwr; i++)
             ok = add_reason(&a->w[k], b->w[k].wr[i].reason, b->w[k].wr[i].count) && ok;
     }
     return ok;
