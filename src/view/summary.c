@@ -933,7 +933,8 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
         figure_cells(v, &pr[i].fig, pr_->ready, rbuf, sizeof rbuf);
         size_t nv = 0;
         for (size_t j = pr[i].first; j < pr[i].end; j++) {
-            memcpy(scratch + nv, m->t[j].rv, m->t[j].nrv * sizeof *scratch);
+            if (m->t[j].nrv)
+                memcpy(scratch + nv, m->t[j].rv, m->t[j].nrv * sizeof *scratch);
             nv += m->t[j].nrv;
         }
         if (pr[i].nready)

@@ -2,6 +2,7 @@
  * switches.c - the context-switch view (the default): one row per switch in
  * global time order, from CSwitch events and expanded compact batches alike.
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "decode/swreader.h"
@@ -71,6 +72,15 @@ static void set_name(struct etl_value *c, const char *name, unsigned num, char *
     }
     c->v.s = name;
     c->set = true;
+}
+
+/* Returns a - b, saturated: hostile timestamps convert to the ends of the
+ * int64 range. */
+static int64_t sub_sat(int64_t a, int64_t b)
+{
+    if (b < 0 ? a > INT64_MAX + b : a < INT64_MIN + b)
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return a - b;
 }
 
 /* Returns true if a switch passes the filters: its processor and time, and
@@ -178,10 +188,10 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                        : (k & ETL_SF_SINCE) && sf.ready_from == sf.since ? since
                                                                          : etl_clock_ns(clk, sf.ready_from);
         int64_t waited = !(k & ETL_SF_WAITED) || sf.wait_to == sf.wait_from ? 0
-                         : (sf.wait_to == sf.ready_from ? from : etl_clock_ns(clk, sf.wait_to)) -
-                               (sf.wait_from == sf.since ? since : etl_clock_ns(clk, sf.wait_from));
-        SET(W_NEW_SINCE_LAST, i, ns - since, k & ETL_SF_SINCE);
-        SET(W_NEW_READY, i, ns - from, k & ETL_SF_READY);
+                         : sub_sat(sf.wait_to == sf.ready_from ? from : etl_clock_ns(clk, sf.wait_to),
+                                   sf.wait_from == sf.since ? since : etl_clock_ns(clk, sf.wait_from));
+        SET(W_NEW_SINCE_LAST, i, sub_sat(ns, since), k & ETL_SF_SINCE);
+        SET(W_NEW_READY, i, sub_sat(ns, from), k & ETL_SF_READY);
         SET(W_NEW_WAITED, i, waited, k & ETL_SF_WAITED);
         SET(W_READIED_AT, i, sf.readied_at, k & ETL_SF_READIED);
         SET(W_READYING_CPU, u, sf.readying_cpu, k & ETL_SF_READIED);
@@ -192,7 +202,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
             etl_procmap_who(map, sf.readying_tid, sf.readied_at, &wr);
         SET(W_READYING_PID, u, wr.pid, wr.known);
         SET(W_READYING_PROCESS, s, wr.image, wr.image != NULL);
-        SET(W_NEW_RUN, i, it.has_next ? etl_clock_ns(clk, it.next_ts) - ns : 0, it.has_next);
+        SET(W_NEW_RUN, i, it.has_next ? sub_sat(etl_clock_ns(clk, it.next_ts), ns) : 0, it.has_next);
 #undef SET
         /* Filters choose rows only after linking: a compact switch's new
          * thread came from the next switch on its CPU, shown or not. */

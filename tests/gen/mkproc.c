@@ -911,7 +911,8 @@ static int cmp_readier(const void *a, const void *b)
 /* top_readiers: up to three "name:count", most first, ties by name. */
 static void put_readiers(FILE *f, struct inst *t)
 {
-    qsort(t->rd, t->nrd, sizeof *t->rd, cmp_readier);
+    if (t->nrd > 1)
+        qsort(t->rd, t->nrd, sizeof *t->rd, cmp_readier);
     fputc(',', f);
     for (size_t i = 0; i < t->nrd && i < 3; i++)
         fprintf(f, "%s%s:%u", i ? " " : "", t->rd[i].name, (unsigned)t->rd[i].n);

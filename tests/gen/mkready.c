@@ -451,7 +451,8 @@ static int flush_cpu(struct mkr *m, unsigned cpu, int64_t end, bool extra)
     if (ok && m->o.dpc && extra && c->any_sw && below(&m->r, 100) < 40) {
         unsigned n = 1 + below(&m->r, 3);
         for (unsigned k = 0; k < n && ok; k++) {
-            qsort(sp, nsp, sizeof *sp, cmp_span);
+            if (nsp > 1)
+                qsort(sp, nsp, sizeof *sp, cmp_span);
             /* gaps (prev_b, next_a) with room for s < e strictly inside */
             uint32_t ngap = 0;
             int64_t pb = start;
@@ -498,7 +499,8 @@ static int flush_cpu(struct mkr *m, unsigned cpu, int64_t end, bool extra)
         fail(m, "out of memory");
         return -1;
     }
-    qsort(m->ev, m->nev, sizeof *m->ev, cmp_ev);
+    if (m->nev > 1)
+        qsort(m->ev, m->nev, sizeof *m->ev, cmp_ev);
     for (size_t i = 0; i < m->npc; i++)
         m->pc[i].seg = etlw_cpu_seg(m->w, cpu);
     for (size_t i = 0; i < m->nev; i++)
