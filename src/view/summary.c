@@ -203,7 +203,7 @@ struct summary {
     size_t tcap;
     struct cpu *cpu;          /* ETL_MAX_CPUS */
     struct routines rt;
-    uint64_t kept;            /* ready spans kept in all rows */
+    size_t kept;              /* ready spans kept in all rows (at most READY_KEPT + 1) */
     unsigned thin;            /* a row keeps its spans number 0, 2^thin, 2 * 2^thin, ... */
     bool oom;
 };
@@ -699,7 +699,7 @@ static void pct_cells(struct etl_value *v, int64_t *vals, size_t n, int64_t max)
     etl_sort(vals, n, sizeof *vals, cmp_i64, NULL);
     static const unsigned pct[] = { 50, 90, 99 };
     for (int i = 0; i < 3; i++) {
-        size_t rank = (pct[i] * (uint64_t)n + 99) / 100; /* ceil(p/100 * n), >= 1 */
+        size_t rank = (size_t)((pct[i] * (uint64_t)n + 99) / 100); /* ceil(p/100 * n), >= 1 */
         v[M_READY_P50 + i].v.i = vals[rank - 1];
         v[M_READY_P50 + i].set = true;
     }
