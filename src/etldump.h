@@ -98,11 +98,19 @@ bool etl_filter_has_hook(const struct etl_filter *f);
 /* Frees a filter (NULL is allowed). */
 void etl_filter_free(struct etl_filter *f);
 
+/* What --summary prints. */
+enum etl_summary_part {
+    ETL_SUMMARY_ALL,      /* processes, threads, CPUs; then the DPC/ISR routines
+                             where the printer allows a second table */
+    ETL_SUMMARY_ROUTINES, /* the DPC/ISR routines only */
+};
+
 struct etl_view_opts {
     enum etl_view_kind view;
     unsigned max_wait_reason;   /* compact switches' state bias; 0: from the build */
     bool strict;                /* stop at the first problem */
     const struct etl_filter *filter; /* rows to print (NULL: all) */
+    enum etl_summary_part summary_part;
 };
 
 /* ---- running ------------------------------------------------------------------- */

@@ -70,24 +70,27 @@ size_t etl_fmt_hex(uint64_t v, int digits, char *out)
 
 size_t etl_fmt_seconds(int64_t ns, int decimals, char *out)
 {
+    static const uint32_t pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000,
+                                        10000000, 100000000, 1000000000 };
     size_t n = 0;
     uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
     if (ns < 0)
         out[n++] = '-';
-    uint64_t scale = 1;
-    for (int i = decimals; i < 9; i++)
-        scale *= 10;
-    a /= scale; /* truncate to the requested precision */
-    uint64_t unit = 1;
-    for (int i = 0; i < decimals; i++)
-        unit *= 10;
-    n += etl_fmt_u64(a / unit, out + n);
+    n += etl_fmt_u64(a / 1000000000u, out + n);
     out[n++] = '.';
-    uint64_t frac = a % unit;
-    for (int i = decimals - 1; i >= 0; i--) {
-        out[n + (size_t)i] = (char)('0' + frac % 10);
-        frac /= 10;
+    /* The fraction, truncated to the requested precision, two digits at a time. */
+    uint32_t frac = (uint32_t)(a % 1000000000u) / pow10[9 - decimals];
+    char *p = out + n + (size_t)decimals;
+    int k = decimals;
+    for (; k >= 2; k -= 2) {
+        unsigned r = frac % 100;
+        frac /= 100;
+        p -= 2;
+        p[0] = digit_pairs[2 * r];
+        p[1] = digit_pairs[2 * r + 1];
     }
+    if (k)
+        p[-1] = (char)('0' + frac % 10);
     return n + (size_t)decimals;
 }
 

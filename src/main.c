@@ -280,7 +280,10 @@ static void usage(FILE *to)
         "      --events=all         every event record in time order\n"
         "      --summary            per process, thread and CPU: CPU time, switch-ins,\n"
         "                           mean and longest run, waits and their reasons,\n"
-        "                           ready time, migrations; CPU busy and idle time\n"
+        "                           ready time, who readied, migrations; CPU busy,\n"
+        "                           idle, DPC and ISR time; then the DPC and ISR\n"
+        "                           routines (not in CSV)\n"
+        "      --summary=routines   the DPC and ISR routines by time only\n"
         "\n"
         "Filters (rows are chosen after switches are linked and figures computed):\n"
         "      --cpu=LIST           processors, e.g. 0,2-3\n"
@@ -462,7 +465,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         { "quiet", no_argument, NULL, 'q' },
         { "max-wait-reason", required_argument, NULL, OPT_MWR },
         { "strict", no_argument, NULL, OPT_STRICT },
-        { "summary", no_argument, NULL, OPT_SUMMARY },
+        { "summary", optional_argument, NULL, OPT_SUMMARY },
         { "cpu", required_argument, NULL, OPT_CPU },
         { "tid", required_argument, NULL, OPT_TID },
         { "pid", required_argument, NULL, OPT_PID },
@@ -483,7 +486,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     int nviews = 0, filenames = -1; /* -1: by the number of inputs */
     enum etl_time_mode tmode = ETL_TIME_REL;
     struct etl_print_opts po = { false, false, false, 0 };
-    struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter };
+    struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter, ETL_SUMMARY_ALL };
     char ferr[160];
     unsigned long n;
     int c;
@@ -561,6 +564,12 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             arch = optarg;
             break;
         case OPT_SUMMARY:
+            if (!optarg && optind < argc && strcmp(argv[optind], "routines") == 0)
+                return usage_error("--summary takes its value after '=': --summary=%s",
+                                   argv[optind]);
+            if (optarg && strcmp(optarg, "routines") != 0)
+                return usage_error("--summary takes 'routines' (not '%s')", optarg);
+            vo.summary_part = optarg ? ETL_SUMMARY_ROUTINES : ETL_SUMMARY_ALL;
             view = ETL_VIEW_SUMMARY;
             nviews++;
             break;

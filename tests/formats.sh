@@ -193,6 +193,11 @@ check_view() {
         grep '"os_version":' "$o.json" > "$o.json.t"
         mv "$o.json.t" "$o.json"
     fi
+    # --summary: likewise the DPC/ISR routines table after the summary rows.
+    if [ "$elem" = summary ]; then
+        grep '"scope":' "$o.json" > "$o.json.t"
+        mv "$o.json.t" "$o.json"
+    fi
 
     set -- $st
     if [ "$1" -le 1 ] && [ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "$1" = "$4" ] &&

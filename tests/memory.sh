@@ -85,6 +85,9 @@ else
         done
     done
     oom_runs -f csv samples/mixed-x86-circular-compressed.etl
+    for v in "" --summary --summary=routines; do
+        oom_runs $v -f text samples/ready-dpc.etl
+    done
     oom_runs --events=all -f csv --process=svchost,abc --tid=1-5,7 --range=0.5: samples/demo-processes.etl
     oom_runs --groupmask=PERF_CONTEXT_SWITCH,0x20000100 -f csv
     oom_runs -f csv samples/demo-compact.etl samples/cswitch-v4-pmc-pebs.etl

@@ -4,8 +4,9 @@
 #  1. Traces built by the test writer with Process and Thread events
 #     (mktrace --processes: rundowns, starts and ends, TID reuse across
 #     processes) decode to switches whose old_pid, old_process, new_pid and
-#     new_process are the writer's truth, and --summary equals the writer's
-#     summary (also clipped by --range and restricted by --cpu).
+#     new_process (and the wait-analysis columns, --settled) are the writer's
+#     truth, and --summary equals the writer's summary (also clipped by
+#     --range and restricted by --cpu), without ReadyThread events.
 #  2. Filters choose rows and change nothing else: the rows etldump prints
 #     with --cpu, --tid, --pid, --process or --range are exactly the rows of
 #     the unfiltered output that match, in all four formats alike; --hook
@@ -31,7 +32,7 @@ bad() { fail=$((fail + 1)); echo "processes: FAIL: $*"; }
 # gen NAME MKTRACE-OPTIONS...: builds $tmp/t.etl, want.csv and sum.csv.
 gen() {
     name=$1; shift
-    if "$mktrace" --quiet --processes --summary="$tmp/sum.csv" "$@" "$tmp/t.etl" "$tmp/want.csv" \
+    if "$mktrace" --quiet --processes --settled --summary="$tmp/sum.csv" "$@" "$tmp/t.etl" "$tmp/want.csv" \
            2> "$tmp/gen.err"; then
         return 0
     fi
@@ -95,7 +96,8 @@ check_truth "many threads" --threads=400 --cpus=12 --switches=40000 --seed=61 --
 # The writer reused TIDs across processes: the map must have told them apart.
 gen "reuse" --encoding=mixed --seed=62 --switches=20000 --threads=60
 if [ -f "$tmp/want.csv" ]; then
-    reused=$(awk -F, 'NR > 1 && $3 != 0 { if (($3 in p) && p[$3] != $16) n[$3] = 1; p[$3] = $16 }
+    reused=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                      $3 != 0 { op = $(col["old_pid"]); if (($3 in p) && p[$3] != op) n[$3] = 1; p[$3] = op }
                       END { c = 0; for (k in n) c++; print c }' "$tmp/want.csv")
     if [ "$reused" -gt 0 ]; then ok; else bad "reuse: no TID changed process in the generated trace"; fi
     dump "reuse" -f csv --time=raw "$tmp/t.etl" && same "reuse: $reused reused TIDs" "$tmp/want.csv" "$tmp/got"
@@ -106,7 +108,7 @@ for r in 1.5:20 :3.25 10: 0.5:0.75; do
     for c in "" 0,2; do
         copt="" gopt=""
         [ -n "$c" ] && copt=--cpu=$c && gopt=--summary-cpus=$c
-        if "$mktrace" --quiet --processes --summary="$tmp/sum.csv" --summary-range=$r $gopt \
+        if "$mktrace" --quiet --processes --settled --summary="$tmp/sum.csv" --summary-range=$r $gopt \
                --encoding=mixed --seed=63 --switches=8000 "$tmp/t.etl" - 2> "$tmp/gen.err"; then
             dump "summary --range=$r $copt" --summary -f csv --range=$r $copt "$tmp/t.etl" &&
                 same "summary --range=$r $copt" "$tmp/sum.csv" "$tmp/got"
@@ -176,9 +178,10 @@ gen "compact" --encoding=compact --seed=65 --switches=3000 --cpus=2
 if dump "compact --tid" -f csv --time=raw --tid="$(awk -F, 'NR == 40 { print $3 }' "$tmp/want.csv")" "$tmp/t.etl"; then
     tr -d '\r' < "$tmp/got" > "$tmp/got.csv"
     # every filtered row is the expected row with that timestamp and CPU
-    if awk -F, 'NR == FNR { if (FNR > 1) w[$1 "," $2] = $3 "," $4 "," $16 "," $18; next }
-                FNR == 1 { next }
-                { n++; if (w[$1 "," $2] != $4 "," $5 "," $(NF - 3) "," $(NF - 1)) { print "row " FNR ": " $0; bad = 1 } }
+    if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+                NR == FNR { if (FNR > 1) w[$1 "," $2] = $3 "," $4 "," $(col["old_pid"]) "," $(col["new_pid"]); next }
+                FNR == 1 { for (i = 1; i <= NF; i++) g[$i] = i; next }
+                { n++; if (w[$1 "," $2] != $4 "," $5 "," $(g["old_pid"]) "," $(g["new_pid"])) { print "row " FNR ": " $0; bad = 1 } }
                 END { exit bad || n == 0 }' "$tmp/want.csv" "$tmp/got.csv" > "$tmp/cmp"; then
         ok
     else

@@ -58,13 +58,12 @@ bool etl_decode_cswitch(const struct etl_event *ev, struct etl_cursor *c,
     sw->ideal_cpu = etl_cur_u8(c);
     sw->has = SW_OLD_TID | SW_NEW_TID | SW_OLD_PRIORITY | SW_NEW_PRIORITY | SW_OLD_STATE |
               SW_OLD_WAIT_REASON | SW_OLD_WAIT_MODE | SW_IDEAL_CPU;
-    /* Byte 10 is a union: PreviousCState, meaningful when the idle thread is
-     * leaving, else OldThreadRank. It is shown as the C-state always (as the
-     * event's documented field) and as the rank when the old thread is not
-     * the idle thread. */
-    sw->prev_cstate = cstate_rank;
-    sw->has |= SW_PREV_CSTATE;
-    if (sw->old_tid != 0) {
+    /* Byte 10 is a union (format.md §7.3): PreviousCState when the idle
+     * thread is leaving, else OldThreadRank. */
+    if (sw->old_tid == 0) {
+        sw->prev_cstate = cstate_rank;
+        sw->has |= SW_PREV_CSTATE;
+    } else {
         sw->old_rank = cstate_rank;
         sw->has |= SW_OLD_RANK;
     }
@@ -96,6 +95,42 @@ unsigned etl_max_wait_reason_for_build(uint32_t build)
     if (build <= 19045)
         return 0x27;
     return 0x2A;
+}
+
+/* Returns how many of the values decode to impossible states with bias b:
+ * Waiting (always encoded as a wait reason) or beyond the highest state. */
+static uint64_t impossible(const uint64_t hist[64], unsigned b)
+{
+    uint64_t n = 0;
+    for (unsigned v = b; v < 64; v++)
+        if (v - b == STATE_WAITING || v - b > STATE_MAX)
+            n += hist[v];
+    return n;
+}
+
+unsigned etl_max_wait_reason_fit(const uint64_t hist[64], unsigned bias, uint64_t *ready)
+{
+    /* The MaximumWaitReason values documented for some Windows kernel
+     * (format.md §8.4); a thread switched out while runnable is mostly
+     * Ready (state 1), encoded as bias + 1. */
+    static const unsigned documented[] = { 0x1B, 0x25, 0x26, 0x27, 0x28, 0x2A, 0x2B };
+    uint64_t total = 0;
+    for (unsigned v = 0; v < 64; v++)
+        total += hist[v];
+    uint64_t have = bias + 1 < 64 ? hist[bias + 1] : 0;
+    unsigned best = 0;
+    uint64_t best_ready = 0;
+    for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++) {
+        unsigned b = documented[i];
+        if (b == bias || impossible(hist, b) != 0 || hist[b + 1] <= best_ready)
+            continue;
+        best = b;
+        best_ready = hist[b + 1];
+    }
+    *ready = best_ready;
+    if (!best || best_ready < 16 || best_ready < total / 20 || best_ready <= 4 * have)
+        return 0;
+    return best;
 }
 
 /* Sets the old thread's state and wait reason from OldThreadStateWr: a wait

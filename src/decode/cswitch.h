@@ -70,6 +70,14 @@ bool etl_decode_cswitch(const struct etl_event *ev, struct etl_cursor *c,
  * in compact records (§8.4). */
 unsigned etl_max_wait_reason_for_build(uint32_t build);
 
+/* Given the counts of each compact OldThreadStateWr value (hist[64]) and the
+ * bias in use, returns a documented MaximumWaitReason (§8.4) that explains
+ * the values much better, or 0: one under which no value decodes to an
+ * impossible state and many more switch-outs decode as Ready (the usual
+ * state of a preempted thread) than under the bias in use. *ready receives
+ * that many. */
+unsigned etl_max_wait_reason_fit(const uint64_t hist[64], unsigned bias, uint64_t *ready);
+
 /* Receives one problem inside a batch at byte offset `at` of the event data. */
 typedef void (*etl_batch_diag_fn)(void *ctx, const struct etl_event *ev,
                                   size_t at, const char *msg);

@@ -52,7 +52,31 @@ static bool dec_thread(const struct etl_event *ev, struct etl_cursor *c,
     return st != ETL_PT_SHORT;
 }
 
-#define HOOK(h, last, kind, name, fn) { h, last, NULL, 0, 0, 255, kind, name, fn }
+static bool dec_ready(const struct etl_event *ev, struct etl_cursor *c,
+                      struct etl_record *r)
+{
+    (void)ev;
+    if (etl_decode_ready(c, &r->u.ready))
+        return true;
+    r->problem = "ReadyThread event shorter than its 8-byte payload";
+    return false;
+}
+
+static bool dec_intr(const struct etl_event *ev, struct etl_cursor *c,
+                     struct etl_record *r)
+{
+    if (etl_decode_intr(ev, c, &r->u.intr))
+        return true;
+    r->problem = etl_intr_is_isr(r->u.intr.type) ? "ISR event too short"
+                                                  : "DPC event too short";
+    return false;
+}
+
+#define HOOK(h, last, kind, name, fn) { h, last, NULL, 0, 0, 255, kind, name, fn, 0 }
+/* An entry for some header kinds and versions only. */
+#define HOOKKV(h, kinds, v0, v1, kind, name, fn) { h, h, NULL, 0, v0, v1, kind, name, fn, kinds }
+/* PERFINFO headers (§3.4): timestamp only. */
+#define PERFINFO ((1u << ETL_KIND_PERFINFO32) | (1u << ETL_KIND_PERFINFO64))
 
 /* The table, sorted by HookId; ranges do not overlap but for versions. */
 static const struct etl_decoder table[] = {
@@ -73,12 +97,20 @@ static const struct etl_decoder table[] = {
     HOOK(0x0504, 0x0504, ETL_REC_THREAD, "Thread/DCEnd", dec_thread),
     HOOK(0x0524, 0x0524, ETL_REC_CSWITCH, "Thread/CSwitch", dec_cswitch),
     HOOK(0x0525, 0x0525, ETL_REC_CSWITCH_BATCH, "Thread/CompactCSwitch", dec_batch),
+    /* Versions 2 and later share the 8-byte payload (§16); a ReadyThread
+     * comes with a PERFINFO header, another header kind is another event. */
+    HOOKKV(0x0532, PERFINFO, 2, 255, ETL_REC_READY, "Thread/ReadyThread", dec_ready),
     HOOK(0x0548, 0x0548, ETL_REC_THREAD, "Thread/SetName", dec_thread),
+    HOOKKV(0x0F32, PERFINFO, 2, 255, ETL_REC_INTR, "PerfInfo/ISR-MSI", dec_intr),
+    HOOKKV(0x0F42, PERFINFO, 0, 255, ETL_REC_INTR, "PerfInfo/ThreadedDPC", dec_intr),
+    HOOKKV(0x0F43, PERFINFO, 0, 255, ETL_REC_INTR, "PerfInfo/ISR", dec_intr),
+    HOOKKV(0x0F44, PERFINFO, 0, 255, ETL_REC_INTR, "PerfInfo/DPC", dec_intr),
+    HOOKKV(0x0F45, PERFINFO, 0, 255, ETL_REC_INTR, "PerfInfo/TimerDPC", dec_intr),
 };
 
 /* The entry for everything else. */
 static const struct etl_decoder generic = { 0, 0xFFFF, NULL, 0, 0, 255, ETL_REC_NONE,
-                                            NULL, NULL };
+                                            NULL, NULL, 0 };
 
 #define NTABLE (sizeof table / sizeof table[0])
 
@@ -99,7 +131,8 @@ const struct etl_decoder *etl_dispatch(const struct etl_event *ev)
     }
     unsigned v = ev->version & 0xFFu;
     for (size_t i = lo; i < NTABLE && table[i].hook <= h; i++)
-        if (v >= table[i].vmin && v <= table[i].vmax)
+        if (v >= table[i].vmin && v <= table[i].vmax &&
+            (!table[i].kinds || (table[i].kinds & (1u << ev->kind))))
             return &table[i];
     return &generic;
 }

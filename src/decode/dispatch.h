@@ -1,7 +1,7 @@
 /*
  * dispatch.h - the one table that says how each kind of event is decoded:
  * {HookId range, or provider GUID and event id; version range; name;
- * decoder}. Every view decodes an event through it, once per pass; an event
+ * decoder; header kinds}. Every view decodes an event through it, once per pass; an event
  * no entry matches goes to the generic entry (no typed record), so nothing
  * is dropped. Adding a decoder is a file of its own plus one table line.
  */
@@ -14,8 +14,10 @@
 
 #include "cursor.h"
 #include "decode/cswitch.h"
+#include "decode/dpcisr.h"
 #include "decode/groupmask.h"
 #include "decode/process.h"
+#include "decode/readythread.h"
 #include "etl/etl.h"
 
 /* What a decoder makes of an event. */
@@ -27,6 +29,8 @@ enum etl_rec_kind {
     ETL_REC_CSWITCH_BATCH,  /* u.batch: a compact batch's payload (§8) */
     ETL_REC_PROCESS,        /* u.proc (§14) */
     ETL_REC_THREAD,         /* u.thr (§15) */
+    ETL_REC_READY,          /* u.ready: ReadyThread (§16) */
+    ETL_REC_INTR,           /* u.intr: a DPC or an ISR (§17) */
 };
 
 /* One decoded event. Strings and the batch cursor point into the event. */
@@ -38,6 +42,8 @@ struct etl_record {
         struct etl_cursor batch;
         struct etl_process_rec proc;
         struct etl_thread_rec thr;
+        struct etl_ready ready;
+        struct etl_intr intr;
     } u;
     const char *problem;      /* what is wrong with the payload, or NULL */
     size_t at;                /* where: a byte offset in the event's data */
@@ -58,6 +64,7 @@ struct etl_decoder {
     uint8_t kind;               /* enum etl_rec_kind */
     const char *name;           /* e.g. "Thread/CSwitch"; NULL when unknown */
     etl_decode_fn decode;       /* NULL: nothing to decode */
+    uint16_t kinds;             /* header kinds (1 << enum etl_kind) it takes; 0: any */
 };
 
 /* Returns the entry for ev: never NULL (the generic entry matches all). */

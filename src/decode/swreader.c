@@ -1,6 +1,6 @@
 /*
- * swreader.c - expanding and merging the switches of every CPU (see
- * swreader.h).
+ * swreader.c - the scheduling events of every CPU, in each CPU's time order,
+ * merged by time (see swreader.h).
  */
 #include "grow.h"
 #include "decode/swreader.h"
@@ -11,13 +11,23 @@
 #include "decode/dispatch.h"
 #include "etl/heap.h"
 
-/* One CPU's decoded switches waiting to be handed out, in per-CPU order. */
+#define NONE SIZE_MAX
+
+/* One CPU: its events read but not handed out, in time order. */
 struct sw_cpu {
     struct etl_stream *st;
-    struct etl_switch *q;
+    struct etl_sched_item *q;
     size_t head, n, cap;
-    bool pending;          /* q[n-1] waits for the next switch's old thread */
+    size_t final_end;      /* q[head, final_end) can be handed out */
+    size_t last;           /* the latest switch in the queue (or NONE) */
+    size_t pend;           /* the same while it waits for the next one (or NONE) */
+    uint32_t stretch;      /* of the events being read */
     bool done;
+    /* What was handed out. */
+    uint32_t out_stretch;  /* the highest stretch */
+    uint32_t sw_stretch;   /* of the latest switch */
+    uint32_t cur_tid;      /* its new thread */
+    bool have_sw, cur_known;
 };
 
 struct etl_switch_reader {
@@ -26,6 +36,7 @@ struct etl_switch_reader {
     size_t ncpu;
     struct etl_heap heap;
     bool started;
+    bool all;                   /* ReadyThread, DPC and ISR events too */
     unsigned bias;
     struct etl_switch *batch;   /* scratch for one decoded batch */
     size_t batch_cap;
@@ -40,35 +51,95 @@ static void reader_diag(void *ctx, const struct etl_event *ev, size_t at,
     etl_report_event(r->f, ev, at, msg);
 }
 
-/* Makes room for k more switches in c's queue; false when out of memory. */
-static bool queue_room(struct sw_cpu *c, size_t k)
+/* Makes room for one more event in c's queue; false when out of memory. */
+static bool queue_room(struct sw_cpu *c)
 {
-    if (c->head > 0 && c->head == c->n - (c->pending ? 1 : 0)) {
-        /* Everything handed out but the pending one: restart the queue. */
-        if (c->pending)
-            c->q[0] = c->q[c->n - 1];
+    if (c->n == c->cap && c->head > 0) {
+        /* Move what is left to the front. */
+        memmove(c->q, c->q + c->head, (c->n - c->head) * sizeof *c->q);
         c->n -= c->head;
+        c->final_end -= c->head;
+        if (c->pend != NONE)
+            c->pend -= c->head;
+        c->last = c->last != NONE && c->last >= c->head ? c->last - c->head : NONE;
         c->head = 0;
     }
-    return etl_grow(&c->q, &c->cap, c->n + k, sizeof *c->q, 64);
+    return etl_grow(&c->q, &c->cap, c->n + 1, sizeof *c->q, 64);
 }
 
-/* Appends sw to c's queue, giving the pending switch sw's old thread as its
- * new thread; sw itself is pending if it lacks a new thread. */
-static void append_switch(struct sw_cpu *c, const struct etl_switch *sw)
+/* Ends the wait of c's latest switch: what follows is not linked to it.
+ * With all, everything queued may leave. Otherwise (a gap) the events of
+ * the CPU's next batch may still go before the other events queued: a batch
+ * open when events were lost is logged after them, yet holds earlier
+ * switches. */
+static void cut(struct sw_cpu *c, bool all)
 {
-    if (c->pending && (sw->has & SW_OLD_TID)) {
-        c->q[c->n - 1].new_tid = sw->old_tid;
-        c->q[c->n - 1].has |= SW_NEW_TID;
-    } /* else the pending switch's new thread stays unknown */
-    c->q[c->n++] = *sw;
-    c->pending = !(sw->has & SW_NEW_TID);
+    c->pend = NONE;
+    if (all)
+        c->final_end = c->n;
 }
 
-/* Returns the number of c's switches that can be handed out now. */
-static size_t ready(const struct sw_cpu *c)
+/* Queues a switch: it gives the pending switch its next switch (and a compact
+ * one its new thread, §8.3 step 4), goes after the events of its CPU that
+ * are not later, and waits for the next switch. */
+static bool place_switch(struct sw_cpu *c, const struct etl_switch *sw)
 {
-    return c->n - c->head - (c->pending ? 1 : 0);
+    if (!queue_room(c))
+        return false;
+    size_t lo = c->last != NONE && c->last + 1 > c->final_end ? c->last + 1 : c->final_end;
+    if (c->pend != NONE) {
+        struct etl_sched_item *p = &c->q[c->pend];
+        p->has_next = true;
+        p->next_ts = sw->ts;
+        if (!(p->u.sw.has & SW_NEW_TID) && (sw->has & SW_OLD_TID)) {
+            p->u.sw.new_tid = sw->old_tid;
+            p->u.sw.has |= SW_NEW_TID;
+        }
+    }
+    size_t pos = c->n;
+    while (pos > lo && c->q[pos - 1].ts > sw->ts)
+        pos--;
+    memmove(c->q + pos + 1, c->q + pos, (c->n - pos) * sizeof *c->q);
+    c->n++;
+    struct etl_sched_item *it = &c->q[pos];
+    memset(it, 0, sizeof *it);
+    it->kind = ETL_SCHED_SWITCH;
+    it->ts = sw->ts;
+    it->cpu = sw->cpu;
+    it->stretch = c->stretch;
+    it->u.sw = *sw;
+    c->last = c->pend = pos;
+    c->final_end = pos;
+    return true;
+}
+
+/* Queues a ReadyThread, DPC or ISR at the end of c's queue. */
+static bool place_other(struct sw_cpu *c, const struct etl_event *ev, uint8_t kind,
+                        const struct etl_record *rec)
+{
+    if (!queue_room(c))
+        return false;
+    struct etl_sched_item *it = &c->q[c->n++];
+    memset(it, 0, sizeof *it);
+    it->kind = kind;
+    it->ts = ev->ts;
+    it->cpu = ev->cpu;
+    it->stretch = c->stretch;
+    if (kind == ETL_SCHED_READY)
+        it->u.ready = rec->u.ready;
+    else
+        it->u.intr = rec->u.intr;
+    return true;
+}
+
+/* Counts the OldThreadStateWr value of a decoded compact switch (§8.4). */
+static void count_state_wr(struct etl_switch_reader *r, const struct etl_switch *sw)
+{
+    if (sw->form < ETL_CCSWAP_LITE || sw->form > ETL_CCSWAP_FULL || !(sw->has & SW_OLD_STATE))
+        return;
+    unsigned v = (sw->has & SW_OLD_WAIT_REASON) ? sw->old_wait_reason : sw->old_state + r->bias;
+    if (v < 64)
+        r->stats.state_wr[v]++;
 }
 
 /* Decodes the batch in cursor bc into the scratch array; returns the
@@ -83,50 +154,80 @@ static size_t expand_batch(struct etl_switch_reader *r, const struct etl_event *
                             &r->stats.implausible_states);
 }
 
-/* Reads c's events until a switch is ready or the stream ends. */
+/* Takes one decoded event into c's queue; false when memory ran out. */
+static bool take(struct etl_switch_reader *r, struct sw_cpu *c, const struct etl_event *ev,
+                 const struct etl_decoder *d, struct etl_record *rec)
+{
+    switch (d->kind) {
+    case ETL_REC_CSWITCH:
+        r->stats.cswitch++;
+        return place_switch(c, &rec->u.sw);
+    case ETL_REC_CSWITCH_BATCH: {
+        size_t k = expand_batch(r, ev, &rec->u.batch);
+        if (k == SIZE_MAX)
+            return false;
+        r->stats.compact += k;
+        for (size_t i = 0; i < k; i++) {
+            count_state_wr(r, &r->batch[i]);
+            if (!place_switch(c, &r->batch[i]))
+                return false;
+        }
+        return true;
+    }
+    case ETL_REC_READY:
+        return place_other(c, ev, ETL_SCHED_READY, rec);
+    default: /* ETL_REC_INTR */
+        if (rec->u.intr.initial_time > ev->ts) {
+            etl_report_event(r->f, ev, 0, "DPC/ISR event: entry time after its exit");
+            return true;
+        }
+        return place_other(c, ev, ETL_SCHED_INTR, rec);
+    }
+}
+
+/* Reads c's events until one can be handed out or the stream ends. */
 static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
 {
     struct etl_event ev;
     struct etl_record rec;
-    while (!c->done && ready(c) == 0) {
-        if (!etl_stream_next(c->st, &ev)) {
-            c->done = true;
-            c->pending = false; /* its new thread stays unknown */
+    while (!c->done && c->final_end == c->head) {
+        if (c->n - c->head >= ETL_SCHED_QUEUE_MAX) {
+            cut(c, true); /* the oldest leave without their next switch */
             break;
         }
-        if (etl_stream_gap(c->st))
-            c->pending = false; /* its new thread stays unknown */
+        if (!etl_stream_next(c->st, &ev)) {
+            c->done = true;
+            cut(c, true);
+            break;
+        }
+        if (etl_stream_gap(c->st)) {
+            c->stretch++;
+            cut(c, false);
+        }
         const struct etl_decoder *d = etl_dispatch(&ev);
-        if (d->kind != ETL_REC_CSWITCH && d->kind != ETL_REC_CSWITCH_BATCH)
+        bool wanted = d->kind == ETL_REC_CSWITCH || d->kind == ETL_REC_CSWITCH_BATCH ||
+                      (r->all && (d->kind == ETL_REC_READY || d->kind == ETL_REC_INTR));
+        if (!wanted)
             continue;
         if (!etl_decode(&ev, d, &rec)) {
             etl_report_event(r->f, &ev, rec.at, rec.problem);
-            c->pending = false; /* its new thread stays unknown */
+            if (d->kind == ETL_REC_CSWITCH) { /* a damaged switch is a gap */
+                c->stretch++;
+                cut(c, false);
+            }
             continue;
         }
-        size_t k = 1;
-        const struct etl_switch *sws = &rec.u.sw;
-        if (d->kind == ETL_REC_CSWITCH_BATCH) {
-            k = expand_batch(r, &ev, &rec.u.batch);
-            sws = r->batch;
-        }
-        if (k == SIZE_MAX || !queue_room(c, k)) {
+        if (!take(r, c, &ev, d, &rec)) {
             etl_file_nomem(r->f);
             c->done = true;
+            cut(c, true);
             break;
         }
-        for (size_t i = 0; i < k; i++)
-            append_switch(c, &sws[i]);
-        if (d->kind == ETL_REC_CSWITCH)
-            r->stats.cswitch++;
-        else
-            r->stats.compact += k;
     }
 }
 
-struct etl_switch_reader *etl_switch_reader_new(struct etl_file *f,
-                                                struct etl_streams *s,
-                                                unsigned max_wait_reason)
+static struct etl_switch_reader *reader_new(struct etl_file *f, struct etl_streams *s,
+                                            unsigned max_wait_reason, bool all)
 {
     struct etl_switch_reader *r = calloc(1, sizeof *r);
     if (!r) {
@@ -134,6 +235,7 @@ struct etl_switch_reader *etl_switch_reader_new(struct etl_file *f,
         return NULL;
     }
     r->f = f;
+    r->all = all;
     r->bias = max_wait_reason ? max_wait_reason
                               : etl_max_wait_reason_for_build(etl_file_header(f)->build);
     r->ncpu = etl_streams_count(s);
@@ -143,19 +245,71 @@ struct etl_switch_reader *etl_switch_reader_new(struct etl_file *f,
         etl_file_nomem(f);
         return NULL;
     }
-    for (size_t i = 0; i < r->ncpu; i++)
+    for (size_t i = 0; i < r->ncpu; i++) {
         r->cpu[i].st = etl_streams_cpu(s, i);
+        r->cpu[i].pend = r->cpu[i].last = NONE;
+    }
     return r;
 }
 
-bool etl_switch_next(struct etl_switch_reader *r, struct etl_switch *out)
+struct etl_switch_reader *etl_switch_reader_new(struct etl_file *f,
+                                                struct etl_streams *s,
+                                                unsigned max_wait_reason)
+{
+    return reader_new(f, s, max_wait_reason, false);
+}
+
+struct etl_switch_reader *etl_sched_reader_new(struct etl_file *f, struct etl_streams *s,
+                                               unsigned max_wait_reason)
+{
+    return reader_new(f, s, max_wait_reason, true);
+}
+
+/* Fills in what the CPU's order says about an event leaving its queue. */
+static void annotate(struct etl_switch_reader *r, struct sw_cpu *c, struct etl_sched_item *it)
+{
+    it->gap = it->stretch > c->out_stretch;
+    if (it->gap)
+        c->out_stretch = it->stretch;
+    if (it->kind == ETL_SCHED_SWITCH) {
+        it->linked = c->have_sw && c->sw_stretch == it->stretch;
+        c->have_sw = true;
+        c->sw_stretch = it->stretch;
+        c->cur_known = (it->u.sw.has & SW_NEW_TID) != 0;
+        c->cur_tid = it->u.sw.new_tid;
+        return;
+    }
+    if (it->kind == ETL_SCHED_READY)
+        r->stats.ready++;
+    else if (etl_intr_is_isr(it->u.intr.type))
+        r->stats.isr++;
+    else
+        r->stats.dpc++;
+    if (c->have_sw) {
+        it->on_known = c->cur_known && c->sw_stretch == it->stretch;
+        it->on_tid = c->cur_tid;
+        return;
+    }
+    /* Before the CPU's first switch: that switch's old thread. */
+    for (size_t i = c->head; i < c->n; i++) {
+        const struct etl_sched_item *s = &c->q[i];
+        if (s->kind != ETL_SCHED_SWITCH)
+            continue;
+        it->on_known = s->stretch == it->stretch && (s->u.sw.has & SW_OLD_TID);
+        it->on_tid = s->u.sw.old_tid;
+        break;
+    }
+}
+
+bool etl_sched_next(struct etl_switch_reader *r, struct etl_sched_item *out)
 {
     if (!r->started) {
         r->started = true;
         for (size_t i = 0; i < r->ncpu; i++) {
-            fill(r, &r->cpu[i]);
-            if (ready(&r->cpu[i]))
-                etl_heap_push(&r->heap, r->cpu[i].q[r->cpu[i].head].ts, (uint32_t)i);
+            struct sw_cpu *c = &r->cpu[i];
+            fill(r, c);
+            if (c->final_end > c->head)
+                etl_heap_push(&r->heap, c->q[c->head].ts, (uint32_t)i);
         }
     }
     if (r->heap.n == 0 || etl_file_is_nomem(r->f))
@@ -163,12 +317,24 @@ bool etl_switch_next(struct etl_switch_reader *r, struct etl_switch *out)
     uint32_t i = r->heap.item[0].id;
     struct sw_cpu *c = &r->cpu[i];
     *out = c->q[c->head++];
+    annotate(r, c, out);
     fill(r, c);
-    if (ready(c))
+    if (c->final_end > c->head)
         etl_heap_replace_top(&r->heap, c->q[c->head].ts, i);
     else
         etl_heap_pop(&r->heap);
     return true;
+}
+
+bool etl_switch_next(struct etl_switch_reader *r, struct etl_switch *out)
+{
+    struct etl_sched_item it;
+    while (etl_sched_next(r, &it))
+        if (it.kind == ETL_SCHED_SWITCH) {
+            *out = it.u.sw;
+            return true;
+        }
+    return false;
 }
 
 const struct etl_switch_stats *etl_switch_reader_stats(const struct etl_switch_reader *r)
@@ -179,6 +345,30 @@ const struct etl_switch_stats *etl_switch_reader_stats(const struct etl_switch_r
 unsigned etl_switch_reader_bias(const struct etl_switch_reader *r)
 {
     return r->bias;
+}
+
+void etl_switch_reader_check_bias(const struct etl_switch_reader *r, bool given)
+{
+    const struct etl_switch_stats *st = &r->stats;
+    uint32_t build = etl_file_header(r->f)->build;
+    if (st->implausible_states) {
+        etl_report(r->f, 0,
+                   "%llu compact switches decode to impossible thread states with "
+                   "MaximumWaitReason 0x%x (build %u); try --max-wait-reason",
+                   (unsigned long long)st->implausible_states, r->bias, (unsigned)build);
+        return;
+    }
+    uint64_t fit_ready = 0;
+    unsigned fit = etl_max_wait_reason_fit(st->state_wr, r->bias, &fit_ready);
+    if (fit)
+        etl_warn(r->f,
+                 "compact switch states fit MaximumWaitReason 0x%x better than 0x%x (%s): "
+                 "%llu switch-outs decode as Ready with 0x%x, %llu with 0x%x; "
+                 "try --max-wait-reason=0x%x",
+                 fit, r->bias, given ? "given by --max-wait-reason" : "the default for the build",
+                 (unsigned long long)fit_ready, fit,
+                 (unsigned long long)(r->bias + 1 < 64 ? st->state_wr[r->bias + 1] : 0),
+                 r->bias, fit);
 }
 
 void etl_switch_reader_free(struct etl_switch_reader *r)

@@ -2,10 +2,12 @@
  * switches.c - the context-switch view (the default): one row per switch in
  * global time order, from CSwitch events and expanded compact batches alike.
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "decode/swreader.h"
 #include "decode/names.h"
+#include "decode/sched.h"
 #include "view/groupmask.h"
 #include "view/view.h"
 
@@ -14,7 +16,10 @@ enum {
     W_NEW_PRIORITY, W_OLD_STATE, W_OLD_WAIT_REASON, W_OLD_WAIT_MODE,
     W_NEW_WAIT_TIME, W_IDEAL_CPU, W_PREV_CSTATE, W_NEW_PRI_DECREMENT,
     W_OLD_QUANTUM, W_SOURCE, W_COMPACT_FORM, W_OLD_RANK, W_FLAGS,
-    W_OLD_PID, W_OLD_PROCESS, W_NEW_PID, W_NEW_PROCESS, W_COUNT
+    W_OLD_PID, W_OLD_PROCESS, W_NEW_PID, W_NEW_PROCESS,
+    W_NEW_SINCE_LAST, W_NEW_READY, W_NEW_WAITED, W_READIED_AT, W_READYING_CPU,
+    W_READYING_TID, W_READYING_PID, W_READYING_PROCESS, W_READIED_BY_DPC, W_NEW_RUN,
+    W_COUNT
 };
 
 static const struct etl_column switch_cols[W_COUNT] = {
@@ -41,6 +46,16 @@ static const struct etl_column switch_cols[W_COUNT] = {
     [W_OLD_PROCESS] = { "old_process", ETL_COL_STR, -16, false },
     [W_NEW_PID] = { "new_pid", ETL_COL_UINT, 7, false },
     [W_NEW_PROCESS] = { "new_process", ETL_COL_STR, -16, false },
+    [W_NEW_SINCE_LAST] = { "new_since_last", ETL_COL_DURATION, 0, true },
+    [W_NEW_READY] = { "new_ready", ETL_COL_DURATION, 10, false },
+    [W_NEW_WAITED] = { "new_waited", ETL_COL_DURATION, 10, false },
+    [W_READIED_AT] = { "readied_at", ETL_COL_TIME, 0, true },
+    [W_READYING_CPU] = { "readying_cpu", ETL_COL_UINT, 0, true },
+    [W_READYING_TID] = { "readying_tid", ETL_COL_UINT, 12, false },
+    [W_READYING_PID] = { "readying_pid", ETL_COL_UINT, 0, true },
+    [W_READYING_PROCESS] = { "readying_process", ETL_COL_STR, -16, false },
+    [W_READIED_BY_DPC] = { "readied_by_dpc", ETL_COL_UINT, 0, true },
+    [W_NEW_RUN] = { "new_run", ETL_COL_DURATION, 10, false },
 };
 
 const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false };
@@ -57,6 +72,15 @@ static void set_name(struct etl_value *c, const char *name, unsigned num, char *
     }
     c->v.s = name;
     c->set = true;
+}
+
+/* Returns a - b, saturated: hostile timestamps convert to the ends of the
+ * int64 range. */
+static int64_t sub_sat(int64_t a, int64_t b)
+{
+    if (b < 0 ? a > INT64_MAX + b : a < INT64_MIN + b)
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return a - b;
 }
 
 /* Returns true if a switch passes the filters: its processor and time, and
@@ -87,8 +111,11 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
      * Thread events (procmap.h says why). */
     struct etl_procmap *map = etl_procmap_build(f, true);
     struct etl_streams *s = map ? etl_streams_new(f) : NULL;
-    struct etl_switch_reader *r = s ? etl_switch_reader_new(f, s, o->max_wait_reason) : NULL;
-    if (!r) {
+    struct etl_switch_reader *r = s ? etl_sched_reader_new(f, s, o->max_wait_reason) : NULL;
+    struct etl_sched *an = r ? etl_sched_new(map) : NULL;
+    if (!an) {
+        etl_file_nomem(f);
+        etl_switch_reader_free(r);
         etl_streams_free(s);
         etl_procmap_free(map);
         return 0;
@@ -96,9 +123,18 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     const struct etl_filter *flt = etl_filter_any(o->filter) ? o->filter : NULL;
     const struct etl_clock *clk = etl_file_clock(f);
     int rc = etl_print_begin_table(p, &etl_table_switches);
-    struct etl_switch sw;
+    struct etl_sched_item it;
+    struct etl_sched_facts sf;
     char b1[8], b2[8], b3[8];
-    while (rc == 0 && etl_switch_next(r, &sw)) {
+    while (rc == 0 && etl_sched_next(r, &it)) {
+        if (it.kind != ETL_SCHED_SWITCH) {
+            if (!etl_sched_take(an, &it, NULL, NULL, NULL)) {
+                etl_file_nomem(f);
+                break;
+            }
+            continue;
+        }
+        const struct etl_switch sw = it.u.sw;
         struct etl_value v[W_COUNT];
         uint32_t h = sw.has;
 #define SET(i, field, val, cond) (v[i].v.field = (val), v[i].set = (cond))
@@ -140,6 +176,33 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         SET(W_OLD_PROCESS, s, wo.image, wo.image != NULL);
         SET(W_NEW_PID, u, wn.pid, wn.known);
         SET(W_NEW_PROCESS, s, wn.image, wn.image != NULL);
+        if (!etl_sched_take(an, &it, &wo, &wn, &sf)) {
+            etl_file_nomem(f);
+            break;
+        }
+        int64_t ns = etl_clock_ns(clk, sw.ts);
+        uint32_t k = sf.has;
+        /* Durations in ns, as the summary sums them; each time converted once. */
+        int64_t since = (k & ETL_SF_SINCE) ? etl_clock_ns(clk, sf.since) : 0;
+        int64_t from = !(k & ETL_SF_READY) ? 0
+                       : (k & ETL_SF_SINCE) && sf.ready_from == sf.since ? since
+                                                                         : etl_clock_ns(clk, sf.ready_from);
+        int64_t waited = !(k & ETL_SF_WAITED) || sf.wait_to == sf.wait_from ? 0
+                         : sub_sat(sf.wait_to == sf.ready_from ? from : etl_clock_ns(clk, sf.wait_to),
+                                   sf.wait_from == sf.since ? since : etl_clock_ns(clk, sf.wait_from));
+        SET(W_NEW_SINCE_LAST, i, sub_sat(ns, since), k & ETL_SF_SINCE);
+        SET(W_NEW_READY, i, sub_sat(ns, from), k & ETL_SF_READY);
+        SET(W_NEW_WAITED, i, waited, k & ETL_SF_WAITED);
+        SET(W_READIED_AT, i, sf.readied_at, k & ETL_SF_READIED);
+        SET(W_READYING_CPU, u, sf.readying_cpu, k & ETL_SF_READIED);
+        SET(W_READYING_TID, u, sf.readying_tid, k & ETL_SF_READIER);
+        SET(W_READIED_BY_DPC, u, (sf.ready_flag & ETL_READY_FROM_DPC) ? 1 : 0, k & ETL_SF_READIED);
+        struct etl_who wr = { 0, NULL, ETL_PM_NONE, ETL_PM_NONE, false };
+        if (k & ETL_SF_READIER)
+            etl_procmap_who(map, sf.readying_tid, sf.readied_at, &wr);
+        SET(W_READYING_PID, u, wr.pid, wr.known);
+        SET(W_READYING_PROCESS, s, wr.image, wr.image != NULL);
+        SET(W_NEW_RUN, i, it.has_next ? sub_sat(etl_clock_ns(clk, it.next_ts), ns) : 0, it.has_next);
 #undef SET
         /* Filters choose rows only after linking: a compact switch's new
          * thread came from the next switch on its CPU, shown or not. */
@@ -150,14 +213,10 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     }
     rc = rc ? rc : etl_print_end_table(p);
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
-    if (st->implausible_states)
-        etl_report(f, 0,
-                   "%llu compact switches decode to impossible thread states with "
-                   "MaximumWaitReason 0x%x (build %u); try --max-wait-reason",
-                   (unsigned long long)st->implausible_states,
-                   etl_switch_reader_bias(r), (unsigned)etl_file_header(f)->build);
+    etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
         etl_view_switch_expectation(f, st->cswitch + st->compact);
+    etl_sched_free(an);
     etl_switch_reader_free(r);
     etl_streams_free(s);
     etl_procmap_free(map);

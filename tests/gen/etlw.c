@@ -172,6 +172,8 @@ const char *etlw_error(const struct etlw *w) { return w->err; }
 
 const struct etlw_config *etlw_get_config(const struct etlw *w) { return &w->cfg; }
 
+uint32_t etlw_cpu_seg(const struct etlw *w, unsigned cpu) { return cpu < w->cfg.ncpus ? w->cpus[cpu].seg : 0; }
+
 void etlw_get_stats(const struct etlw *w, struct etlw_stats *st)
 {
     *st = w->st;
@@ -310,6 +312,10 @@ size_t etlw_format_expect(const struct etlw_expect *r, char *buf, size_t cap)
     else
         sb_add(&sb, ",");
     sb_add(&sb, ",%s", r->source == ETLW_SRC_COMPACT ? "compact" : "cswitch");
+    if (h & ETLW_HAS_OLD_RANK)
+        sb_add(&sb, ",%u", (unsigned)r->old_rank);
+    else
+        sb_add(&sb, ",");
     if (cap > 0)
         buf[sb.len < cap ? sb.len : cap - 1] = '\0';
     return sb.len;
@@ -695,6 +701,7 @@ static void try_emit(struct etlw *w, bool closing)
             return;
         if (!closing && !(best->e.ts < w->feed_max))
             return;
+        best->e.seg = best->seg;
         w->cfg.expect_cb(w->cfg.expect_ctx, &best->e);
         bc->qhead++;
     }
@@ -947,7 +954,7 @@ int etlw_add_cswitch(struct etlw *w, const struct etlw_switch *sw)
     put32(q + 0x04, sw->old_tid);
     q[0x08] = (uint8_t)sw->new_priority;
     q[0x09] = (uint8_t)sw->old_priority;
-    q[0x0A] = sw->prev_cstate;
+    q[0x0A] = sw->old_tid == 0 ? sw->prev_cstate : sw->old_rank;
     q[0x0B] = (uint8_t)sw->new_priority_decrement;
     q[0x0C] = sw->old_wait_reason;
     q[0x0D] = (uint8_t)((sw->old_wait_mode & 1u) | (sw->wait_mode_flags & flag_mask));
@@ -976,11 +983,13 @@ int etlw_add_cswitch(struct etlw *w, const struct etlw_switch *sw)
         e.new_wait_time = sw->new_wait_time;
         e.ideal_cpu = sw->ideal_cpu;
         e.prev_cstate = sw->prev_cstate;
+        e.old_rank = sw->old_rank;
         e.new_priority_decrement = sw->new_priority_decrement;
         e.old_remaining_quantum = sw->old_remaining_quantum;
         e.has = ETLW_HAS_NEW_TID | ETLW_HAS_OLD_PRIORITY | ETLW_HAS_NEW_PRIORITY | ETLW_HAS_OLD_STATE |
                 ETLW_HAS_OLD_WAIT_REASON | ETLW_HAS_OLD_WAIT_MODE | ETLW_HAS_NEW_WAIT_TIME | ETLW_HAS_IDEAL_CPU |
-                ETLW_HAS_PREV_CSTATE | ETLW_HAS_NEW_PRIO_DECREMENT | ETLW_HAS_OLD_REMAINING_QUANTUM;
+                ETLW_HAS_NEW_PRIO_DECREMENT | ETLW_HAS_OLD_REMAINING_QUANTUM |
+                (sw->old_tid == 0 ? ETLW_HAS_PREV_CSTATE : ETLW_HAS_OLD_RANK);
         if (q_push(w, c, &e) != 0)
             return -1;
         place_rows(c, c->qtail - 1, c->qtail, c->seg);

@@ -118,7 +118,7 @@
 #define ETLW_CSV_HEADER                                                        \
     "cpu,timestamp,old_tid,new_tid,old_priority,new_priority,old_state,"       \
     "old_wait_reason,old_wait_mode,new_wait_time,ideal_cpu,prev_cstate,"       \
-    "new_priority_decrement,old_remaining_quantum,source"
+    "new_priority_decrement,old_remaining_quantum,source,old_rank"
 
 /* KTHREAD_STATE values used by the writer. */
 enum {
@@ -165,7 +165,9 @@ struct etlw_switch {
     uint8_t old_wait_reason;             /* KWAIT_REASON */
     uint8_t old_wait_mode;               /* 0 KernelMode, 1 UserMode */
     uint32_t new_wait_time;
-    uint8_t ideal_cpu, prev_cstate;
+    uint8_t ideal_cpu;
+    uint8_t prev_cstate, old_rank;       /* byte 10: PreviousCState when the old thread
+                                            is the idle thread, else OldThreadRank */
     int8_t new_priority_decrement;
     int32_t old_remaining_quantum;
     uint32_t old_user, new_user;         /* opaque tags copied to the expected row; a
@@ -188,7 +190,8 @@ enum {
     ETLW_HAS_IDEAL_CPU = 1u << 7,
     ETLW_HAS_PREV_CSTATE = 1u << 8,
     ETLW_HAS_NEW_PRIO_DECREMENT = 1u << 9,
-    ETLW_HAS_OLD_REMAINING_QUANTUM = 1u << 10
+    ETLW_HAS_OLD_REMAINING_QUANTUM = 1u << 10,
+    ETLW_HAS_OLD_RANK = 1u << 11
 };
 
 struct etlw_expect {
@@ -199,11 +202,12 @@ struct etlw_expect {
     int8_t old_priority, new_priority;
     uint8_t old_state, old_wait_reason, old_wait_mode; /* wait mode: bit 0 only */
     uint32_t new_wait_time;
-    uint8_t ideal_cpu, prev_cstate;
+    uint8_t ideal_cpu, prev_cstate, old_rank;
     int8_t new_priority_decrement;
     int32_t old_remaining_quantum;
     uint32_t has;               /* ETLW_HAS_* */
     uint32_t old_user, new_user;/* the switch's tags; new_user valid with ETLW_HAS_NEW_TID */
+    uint32_t seg;               /* buffer segment of the record (see etlw_cpu_seg) */
 };
 
 struct etlw_config {
@@ -277,6 +281,11 @@ int etlw_mark_lost(struct etlw *w, unsigned cpu);
 enum etlw_hdr { ETLW_HDR_SYSTEM, ETLW_HDR_PERFINFO };
 int etlw_add_raw(struct etlw *w, unsigned cpu, int64_t ts, enum etlw_hdr hdr, uint16_t hook,
                  unsigned version, uint32_t tid, uint32_t pid, const uint8_t *data, uint32_t len);
+
+/* The buffer segment the next event added on cpu lands in: 0, and one more
+ * after each etlw_mark_lost of that CPU (a batch still open then lands in
+ * the later segment). A reader sees a known gap between two segments. */
+uint32_t etlw_cpu_seg(const struct etlw *w, unsigned cpu);
 
 /* The configuration the writer runs with. */
 const struct etlw_config *etlw_get_config(const struct etlw *w);

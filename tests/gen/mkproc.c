@@ -64,7 +64,7 @@ struct inst {
 
 struct cpu {
     bool known, seen;
-    uint32_t inst;
+    uint32_t inst, seg;       /* the latest switch's new thread and buffer segment */
     int64_t since, busy, idle;
     uint64_t switches;
     int64_t dpc, isr;
@@ -586,7 +586,7 @@ static int64_t interrupts(struct mkproc *m, struct cpu *c, const struct mkproc_p
             c->isr += d;
         else
             c->dpc += d;
-        if (c->known) {
+        if (c->known && pc[i].seg == c->seg) {
             struct inst *t = &m->t[c->inst];
             if (pc[i].isr)
                 t->isr += d;
@@ -635,7 +635,7 @@ static void tally(struct inst *t, const char *name)
 static void settle_in(struct mkproc *m, struct inst *t, const struct etlw_expect *e,
                       const struct mkproc_ext *x, int64_t ns, bool counts)
 {
-    if (counts) {
+    if (counts && !(x && x->out_lost)) {
         if (t->out_kind == OUT_WAIT) {
             t->sn.waits++;
             if (t->out_has_wr)
@@ -646,6 +646,8 @@ static void settle_in(struct mkproc *m, struct inst *t, const struct etlw_expect
             int64_t d = clip(m, t->out_at, ns);
             t->sn.ready_time += d > 0 ? d : 0;
         }
+    }
+    if (counts) {
         if (x && x->has_ready) {
             t->sr.ready_time += span_ns(m, x->ready_from, e->ts);
             push_value(&t->rv, &t->nrv, &t->rvcap, ns - to_ns(m, x->ready_from));
@@ -678,7 +680,7 @@ static void account(struct mkproc *m, const struct etlw_expect *e, const struct 
     if (counts)
         c->switches++;
     int64_t intr = x && cpu_ok ? interrupts(m, c, x->pc, x->npc) : 0;
-    if (c->known && c->inst == e->old_user) {
+    if (c->known && c->inst == e->old_user && c->seg == e->seg) {
         struct inst *t = &m->t[c->inst];
         int64_t d = cpu_ok ? clip(m, c->since, ns) : -1;
         if (d >= 0) {
@@ -724,6 +726,7 @@ static void account(struct mkproc *m, const struct etlw_expect *e, const struct 
         }
     }
     c->known = false;
+    c->seg = e->seg;
     if (!(e->has & ETLW_HAS_NEW_TID))
         return;
     struct inst *t = &m->t[e->new_user];
@@ -908,7 +911,8 @@ static int cmp_readier(const void *a, const void *b)
 /* top_readiers: up to three "name:count", most first, ties by name. */
 static void put_readiers(FILE *f, struct inst *t)
 {
-    qsort(t->rd, t->nrd, sizeof *t->rd, cmp_readier);
+    if (t->nrd > 1)
+        qsort(t->rd, t->nrd, sizeof *t->rd, cmp_readier);
     fputc(',', f);
     for (size_t i = 0; i < t->nrd && i < 3; i++)
         fprintf(f, "%s%s:%u", i ? " " : "", t->rd[i].name, (unsigned)t->rd[i].n);

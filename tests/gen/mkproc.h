@@ -24,7 +24,8 @@
  * new_process (new ones only when new_tid is known). The summary follows
  * etldump(1)'s definitions, computed here from the expected rows (which say
  * exactly what a reader can know): a run is from a switch-in to the next
- * switch on that CPU when it switches out the same thread; waits from a
+ * switch on that CPU when it switches out the same thread and both records
+ * are in the same buffer segment (no known gap between); waits from a
  * switch-out in Waiting to the next switch-in; ready time from a switch-out
  * in Ready, Running, Standby or DeferredReady; migrations between
  * switch-ins on different CPUs; busy and idle time per CPU; --summary-range
@@ -97,7 +98,8 @@ size_t mkproc_row(struct mkproc *m, const struct etlw_expect *row, char *buf, si
  * DPC/ISR time (exclusive: a nested ISR is taken out of its DPC) counts for
  * its processor, and for the process of the interrupted thread when a reader
  * knows it (the new thread of the processor's latest switch, when that
- * switch's new_tid is known); it is taken out of the run it falls in
+ * switch's new_tid is known and no known gap lies between them: the event
+ * is in the switch's buffer segment); it is taken out of the run it falls in
  * (cpu_time, mean_run, max_run, busy_time, idle_time). Columns appended:
  * MKPROC_SUMMARY_EXTRA: ready_p50/p90/p99/max (nearest rank over the
  * unclipped new_ready values of the counted switch-ins; threads and
@@ -111,10 +113,12 @@ size_t mkproc_row(struct mkproc *m, const struct etlw_expect *row, char *buf, si
 #define MKPROC_SUMMARY_EXTRA                                                                       \
     ",ready_p50,ready_p90,ready_p99,ready_max,top_readiers,dpc_time,isr_time,idle_by_cstate"
 
-/* Exclusive DPC or ISR time on a processor, raw timestamps. */
+/* Exclusive DPC or ISR time on a processor, raw timestamps, and the buffer
+ * segment (etlw_cpu_seg) of its event. */
 struct mkproc_piece {
     int64_t s, e;
     bool isr;
+    uint32_t seg;
 };
 
 /* What the schedule knows about a switch's new thread and the interval the
@@ -126,6 +130,7 @@ struct mkproc_ext {
     int64_t wait_from, wait_to;
     bool readier;                  /* the readying thread, as a reader knows it */
     uint32_t readier_user;
+    bool out_lost;                 /* a known gap hides the new thread's switch-out */
     const struct mkproc_piece *pc; /* DPC/ISR time since the processor's previous switch */
     uint32_t npc;
 };

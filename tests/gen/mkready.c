@@ -26,6 +26,7 @@ struct rti {
     int64_t ts;
     int64_t ridx;     /* the readying CPU's latest switch (-1: before its first) */
     uint32_t tid, user; /* the readying thread */
+    uint32_t seq;     /* ReadyThread number (its buffer segment: rtseg) */
     uint16_t cpu;
     uint8_t flag;
 };
@@ -33,14 +34,14 @@ struct rti {
 /* A ReadyThread waiting to be written on its CPU. */
 struct pend {
     int64_t ts;
-    uint32_t tid;
+    uint32_t tid, seq;
     uint8_t flag;
 };
 
 struct mcpu {
     bool any_sw, has_floor, has_ent;
     int64_t last_sw, next_ts, floor;
-    uint64_t last_idx, ent;
+    uint64_t last_idx, ent, first_idx;
     uint32_t cur_tid, cur_user;
     struct pend *p;
     size_t np, pcap;
@@ -51,16 +52,20 @@ struct mcpu {
 struct mslot {
     bool has_out, out_wait, has_rt;
     int64_t out_ts;
+    uint16_t out_cpu;
     struct rti rt;
 };
 
-/* One switch, until its row is written. */
+/* One switch, until its row is written: what the schedule says of its new
+ * thread (its last switch-out, the last ReadyThread since), worked into the
+ * columns when the row is written (known gaps decide what a reader sees). */
 struct ent {
     struct etlw_expect row;
-    bool have_row, nt, has_since, has_ready, has_waited, has_rt, wait_rt;
+    bool have_row, nt, has_out, out_wait, has_rt;
     uint8_t run_state; /* 0 unknown yet, 1 known, 2 none */
-    uint16_t cpu;
-    int64_t ts, run, since_from, ready_from, wait_from, wait_to;
+    uint16_t cpu, out_cpu;
+    int64_t ts, run, out_ts;
+    uint64_t next_idx; /* with run_state 1: the CPU's next switch */
     struct rti rt;
     struct mkproc_piece *pc;
     uint32_t npc;
@@ -75,6 +80,7 @@ struct ev {
     int64_t from;
     uint32_t tid;
     uint8_t flag;
+    uint32_t rtseq; /* ReadyThread number */
 };
 
 struct mkr {
@@ -93,6 +99,14 @@ struct mkr {
     uint64_t qcap, qhead, qtail, nrows;
     uint8_t *known; /* bit per switch: a reader knows its new thread */
     uint64_t kcap;
+    uint8_t *segs;  /* per switch: its buffer segment */
+    uint8_t *rtseg; /* per ReadyThread: 1 + its buffer segment, 0 before written */
+    size_t rtcap;
+    uint32_t nrt;   /* ReadyThreads made */
+    bool has_gap;   /* the first event (time, then CPU) in a later buffer segment */
+    int64_t gap_ts;
+    uint16_t gap_cpu;
+    bool finished;  /* every event is written */
     struct ev *ev;
     size_t evcap;
     struct mkproc_piece *pc;
@@ -176,6 +190,8 @@ void mkr_free(struct mkr *m)
     free(m->slot);
     free(m->q);
     free(m->known);
+    free(m->segs);
+    free(m->rtseg);
     free(m->ev);
     free(m->pc);
     free(m);
@@ -238,9 +254,15 @@ int mkr_ready(struct mkr *m, unsigned cpu, int64_t ts, int slot, uint32_t tid, u
         fail(m, "out of memory");
         return -1;
     }
-    c->p[c->np++] = (struct pend){ts, tid, flag};
+    if (!grow((void **)&m->rtseg, &m->rtcap, (size_t)m->nrt + 1, 1)) {
+        fail(m, "out of memory");
+        return -1;
+    }
+    m->rtseg[m->nrt] = 0;
+    c->p[c->np++] = (struct pend){ts, tid, m->nrt, flag};
     struct mslot *s = &m->slot[slot];
     s->has_rt = true;
+    s->rt.seq = m->nrt++;
     s->rt.ts = ts;
     s->rt.ridx = c->any_sw ? (int64_t)c->last_idx : -1;
     s->rt.tid = c->cur_tid;
@@ -264,9 +286,26 @@ static void put64(uint8_t *p, uint64_t v)
     put32(p + 4, (uint32_t)(v >> 32));
 }
 
+/* An event lands on cpu at ts in buffer segment seg: the first in a later
+ * segment is where a reader sees the gap. */
+static void note_seg(struct mkr *m, unsigned cpu, int64_t ts, uint32_t seg)
+{
+    if (seg == 0)
+        return;
+    if (!m->has_gap || ts < m->gap_ts || (ts == m->gap_ts && cpu < m->gap_cpu)) {
+        m->has_gap = true;
+        m->gap_ts = ts;
+        m->gap_cpu = (uint16_t)cpu;
+    }
+}
+
 static int write_ev(struct mkr *m, unsigned cpu, const struct ev *e)
 {
     uint8_t d[32];
+    uint32_t seg = etlw_cpu_seg(m->w, cpu);
+    note_seg(m, cpu, e->ts, seg);
+    if (e->kind == 0)
+        m->rtseg[e->rtseq] = (uint8_t)(1 + (seg < 254 ? seg : 254));
     memset(d, 0, sizeof d);
     uint32_t len;
     if (e->kind == 0) {
@@ -332,7 +371,7 @@ static bool add_piece(struct mkr *m, int64_t s, int64_t e, bool isr)
 {
     if (!grow((void **)&m->pc, &m->pccap, m->npc + 1, sizeof *m->pc))
         return false;
-    m->pc[m->npc++] = (struct mkproc_piece){s, e, isr};
+    m->pc[m->npc++] = (struct mkproc_piece){s, e, isr, 0};
     return true;
 }
 
@@ -350,14 +389,14 @@ static bool add_dpc(struct mkr *m, int64_t s, int64_t e, int64_t ia, int64_t ib)
     if (nested) {
         s2 = ia + 1 + below64(&m->r, ib - ia - 2);
         e2 = s2 + 1 + below64(&m->r, ib - s2 - 1);
-        if (!add_ev(m, (struct ev){e2, 0, 2, below(&m->r, 4) ? HOOK_ISR : HOOK_ISR_MSI, s2, 0, 0}))
+        if (!add_ev(m, (struct ev){e2, 0, 2, below(&m->r, 4) ? HOOK_ISR : HOOK_ISR_MSI, s2, 0, 0, 0}))
             return false;
         if (!add_piece(m, s, s2, false) || !add_piece(m, s2, e2, true) || !add_piece(m, e2, e, false))
             return false;
     } else if (!add_piece(m, s, e, false)) {
         return false;
     }
-    return add_ev(m, (struct ev){e, 0, 1, dpc_hook(m), s, 0, 0});
+    return add_ev(m, (struct ev){e, 0, 1, dpc_hook(m), s, 0, 0, 0});
 }
 
 static int cmp_span(const void *a, const void *b)
@@ -379,7 +418,8 @@ static int flush_cpu(struct mkr *m, unsigned cpu, int64_t end, bool extra)
     bool ok = true;
     int64_t start = c->last_sw;
     for (size_t i = 0; i < c->np && ok; i++)
-        ok = add_ev(m, (struct ev){c->p[i].ts, 0, 0, HOOK_READY_THREAD, 0, c->p[i].tid, c->p[i].flag});
+        ok = add_ev(m, (struct ev){c->p[i].ts, 0, 0, HOOK_READY_THREAD, 0, c->p[i].tid, c->p[i].flag,
+                                   c->p[i].seq});
     if (m->o.dpc && c->any_sw) {
         /* DPCs around each run of ReadyThreads from a DPC */
         for (size_t i = 0; i < c->np && ok;) {
@@ -411,7 +451,8 @@ static int flush_cpu(struct mkr *m, unsigned cpu, int64_t end, bool extra)
     if (ok && m->o.dpc && extra && c->any_sw && below(&m->r, 100) < 40) {
         unsigned n = 1 + below(&m->r, 3);
         for (unsigned k = 0; k < n && ok; k++) {
-            qsort(sp, nsp, sizeof *sp, cmp_span);
+            if (nsp > 1)
+                qsort(sp, nsp, sizeof *sp, cmp_span);
             /* gaps (prev_b, next_a) with room for s < e strictly inside */
             uint32_t ngap = 0;
             int64_t pb = start;
@@ -444,7 +485,7 @@ static int flush_cpu(struct mkr *m, unsigned cpu, int64_t end, bool extra)
             if (kind < 55) {
                 ok = add_dpc(m, s, e, s, e);
             } else {
-                ok = add_ev(m, (struct ev){e, 0, 2, kind < 85 ? HOOK_ISR : HOOK_ISR_MSI, s, 0, 0}) &&
+                ok = add_ev(m, (struct ev){e, 0, 2, kind < 85 ? HOOK_ISR : HOOK_ISR_MSI, s, 0, 0, 0}) &&
                      add_piece(m, s, e, true);
             }
             if (ok && grow((void **)&sp, &spcap, nsp + 1, sizeof *sp))
@@ -458,7 +499,10 @@ static int flush_cpu(struct mkr *m, unsigned cpu, int64_t end, bool extra)
         fail(m, "out of memory");
         return -1;
     }
-    qsort(m->ev, m->nev, sizeof *m->ev, cmp_ev);
+    if (m->nev > 1)
+        qsort(m->ev, m->nev, sizeof *m->ev, cmp_ev);
+    for (size_t i = 0; i < m->npc; i++)
+        m->pc[i].seg = etlw_cpu_seg(m->w, cpu);
     for (size_t i = 0; i < m->nev; i++)
         if (write_ev(m, cpu, &m->ev[i]) != 0)
             return -1;
@@ -519,12 +563,13 @@ int mkr_switch(struct mkr *m, const struct etlw_switch *sw, int old_slot, int ne
         c->cur_user = sw->new_user;
         return 0;
     }
+    uint64_t idx = m->qtail;
     if (c->has_ent) { /* the previous switch's new thread ran until now */
         struct ent *prev = q_at(m, c->ent);
         prev->run = sw->ts - prev->ts;
         prev->run_state = 1;
+        prev->next_idx = idx;
     }
-    uint64_t idx = m->qtail;
     struct ent *e = q_push(m);
     if (!e) {
         fail(m, "out of memory");
@@ -538,6 +583,7 @@ int mkr_switch(struct mkr *m, const struct etlw_switch *sw, int old_slot, int ne
         struct mslot *s = &m->slot[old_slot];
         s->has_out = true;
         s->out_ts = sw->ts;
+        s->out_cpu = sw->cpu;
         s->out_wait = sw->old_state == ETLW_STATE_WAITING;
         s->has_rt = false;
     }
@@ -546,23 +592,14 @@ int mkr_switch(struct mkr *m, const struct etlw_switch *sw, int old_slot, int ne
         e->nt = true;
         e->has_rt = s->has_rt;
         e->rt = s->rt;
-        if (s->has_out) {
-            e->has_since = true;
-            e->since_from = s->out_ts;
-            if (!s->out_wait) { /* preempted */
-                e->has_ready = e->has_waited = true;
-                e->ready_from = e->wait_from = e->wait_to = s->out_ts;
-            } else if (s->has_rt) {
-                e->has_ready = e->has_waited = e->wait_rt = true;
-                e->ready_from = e->wait_to = s->rt.ts;
-                e->wait_from = s->out_ts;
-            }
-        } else if (s->has_rt) {
-            e->has_ready = true;
-            e->ready_from = s->rt.ts;
-        }
+        e->has_out = s->has_out;
+        e->out_ts = s->out_ts;
+        e->out_cpu = s->out_cpu;
+        e->out_wait = s->out_wait;
         s->has_rt = false;
     }
+    if (!c->any_sw)
+        c->first_idx = idx;
     c->any_sw = true;
     c->last_sw = sw->ts;
     c->last_idx = idx;
@@ -594,7 +631,13 @@ static void put_str(char *buf, size_t cap, size_t *n, const char *fmt, ...)
         *n = *n + (size_t)k < cap ? *n + (size_t)k : cap - 1;
 }
 
-static void emit(struct mkr *m, struct ent *e)
+/* Whether an event on cpu at ts comes before the gap (in time, then CPU). */
+static bool before_gap(const struct mkr *m, int64_t ts, unsigned cpu)
+{
+    return m->has_gap && (ts < m->gap_ts || (ts == m->gap_ts && cpu < m->gap_cpu));
+}
+
+static void emit(struct mkr *m, struct ent *e, uint64_t idx)
 {
     const struct etlw_expect *r = &e->row;
     char line[1024];
@@ -602,36 +645,65 @@ static void emit(struct mkr *m, struct ent *e)
     if (n >= sizeof line)
         n = sizeof line - 1;
     bool nt = e->nt && (r->has & ETLW_HAS_NEW_TID) && r->new_tid != 0;
-    bool rk = false; /* a reader knows the readying thread */
-    if (nt && e->has_rt)
-        rk = e->rt.ridx >= 0 ? known_bit(m, (uint64_t)e->rt.ridx) : m->cpu[e->rt.cpu].any_sw;
+    /* A known gap before this switch hides what came before it (lost events
+     * may hold any thread's switches and ReadyThreads). */
+    bool after = m->has_gap && !before_gap(m, e->ts, e->cpu);
+    bool has_out = e->has_out && !(after && before_gap(m, e->out_ts, e->out_cpu));
+    bool has_rt = e->has_rt && !(after && before_gap(m, e->rt.ts, e->rt.cpu));
+    bool has_since = has_out, has_ready = false, has_waited = false, wait_rt = false;
+    int64_t ready_from = 0, wait_from = 0, wait_to = 0;
+    if (has_out && !e->out_wait) { /* preempted */
+        has_ready = has_waited = true;
+        ready_from = wait_from = wait_to = e->out_ts;
+    } else if (has_out && has_rt) {
+        has_ready = has_waited = wait_rt = true;
+        ready_from = wait_to = e->rt.ts;
+        wait_from = e->out_ts;
+    } else if (!has_out && has_rt) {
+        has_ready = true;
+        ready_from = e->rt.ts;
+    }
+    /* A reader knows the readying thread: the new thread of the readying
+     * CPU's latest switch (before its first: that switch's old thread), in
+     * the ReadyThread's own buffer segment. */
+    bool rk = false;
+    if (nt && has_rt) {
+        uint8_t seg = m->rtseg[e->rt.seq];
+        if (e->rt.ridx >= 0)
+            rk = known_bit(m, (uint64_t)e->rt.ridx) && 1 + m->segs[e->rt.ridx] == seg;
+        else
+            rk = m->cpu[e->rt.cpu].any_sw && 1 + m->segs[m->cpu[e->rt.cpu].first_idx] == seg;
+    }
+    /* new_run: to the CPU's next switch, when no gap lies between. */
+    bool run = e->run_state == 1 && m->segs[e->next_idx] == m->segs[idx];
     if (m->pm) {
         struct mkproc_ext x;
         memset(&x, 0, sizeof x);
-        x.has_ready = nt && e->has_ready;
-        x.ready_from = e->ready_from;
-        x.has_waited = nt && e->wait_rt;
-        x.wait_from = e->wait_from;
-        x.wait_to = e->wait_to;
+        x.has_ready = nt && has_ready;
+        x.ready_from = ready_from;
+        x.has_waited = nt && wait_rt;
+        x.wait_from = wait_from;
+        x.wait_to = wait_to;
         x.readier = rk;
         x.readier_user = e->rt.user;
+        x.out_lost = e->has_out && !has_out;
         x.pc = e->pc;
         x.npc = e->npc;
         n += mkproc_row_ext(m->pm, r, &x, line + n, sizeof line - n);
     }
-    if (nt && e->has_since)
-        put_dur(line, sizeof line, &n, e->ts - e->since_from, m->freq);
+    if (nt && has_since)
+        put_dur(line, sizeof line, &n, e->ts - e->out_ts, m->freq);
     else
         put_str(line, sizeof line, &n, ",");
-    if (nt && e->has_ready)
-        put_dur(line, sizeof line, &n, e->ts - e->ready_from, m->freq);
+    if (nt && has_ready)
+        put_dur(line, sizeof line, &n, e->ts - ready_from, m->freq);
     else
         put_str(line, sizeof line, &n, ",");
-    if (nt && e->has_waited)
-        put_dur(line, sizeof line, &n, e->wait_to - e->wait_from, m->freq);
+    if (nt && has_waited)
+        put_dur(line, sizeof line, &n, wait_to - wait_from, m->freq);
     else
         put_str(line, sizeof line, &n, ",");
-    if (nt && e->has_rt) {
+    if (nt && has_rt) {
         put_str(line, sizeof line, &n, ",%lld,%u", (long long)e->rt.ts, (unsigned)e->rt.cpu);
         if (rk)
             put_str(line, sizeof line, &n, ",%lu", (unsigned long)e->rt.tid);
@@ -651,7 +723,7 @@ static void emit(struct mkr *m, struct ent *e)
     } else {
         put_str(line, sizeof line, &n, m->pm ? ",,,,,," : ",,,,");
     }
-    if (e->run_state == 1)
+    if (run)
         put_dur(line, sizeof line, &n, e->run, m->freq);
     else
         put_str(line, sizeof line, &n, ",");
@@ -661,19 +733,38 @@ static void emit(struct mkr *m, struct ent *e)
     }
 }
 
+/* Whether every event before ts (on any CPU) is written, so that where the
+ * gap lies before ts is known. */
+static bool written_to(const struct mkr *m, int64_t ts)
+{
+    if (m->finished)
+        return true;
+    for (unsigned k = 0; k < m->ncpus; k++)
+        if (!m->cpu[k].any_sw || m->cpu[k].last_sw < ts)
+            return false;
+    return true;
+}
+
 static void release(struct mkr *m, bool final)
 {
     while (m->qhead < m->qtail) {
         struct ent *e = q_at(m, m->qhead);
         if (!e->have_row)
             break;
-        if (!final && e->run_state == 0)
-            break;
-        if (!final && e->has_rt && e->rt.ridx < 0 && !m->cpu[e->rt.cpu].any_sw)
-            break;
+        if (!final) {
+            if (e->run_state == 0 || (e->run_state == 1 && e->next_idx >= m->nrows))
+                break; /* the next switch's row gives the segment */
+            if (e->has_rt && e->rt.ridx < 0 &&
+                (!m->cpu[e->rt.cpu].any_sw || m->cpu[e->rt.cpu].first_idx >= m->nrows))
+                break;
+            if (e->has_rt && m->rtseg[e->rt.seq] == 0)
+                break; /* not written yet */
+            if (!written_to(m, e->ts))
+                break;
+        }
         if (e->run_state == 0)
             e->run_state = 2;
-        emit(m, e);
+        emit(m, e, m->qhead);
         free(e->pc);
         e->pc = NULL;
         m->qhead++;
@@ -696,16 +787,22 @@ void mkr_row(struct mkr *m, const struct etlw_expect *row)
         while (ncap < need)
             ncap *= 2;
         uint8_t *nk = realloc(m->known, ncap);
-        if (!nk) {
+        if (nk) {
+            memset(nk + m->kcap, 0, ncap - (size_t)m->kcap);
+            m->known = nk;
+        }
+        uint8_t *ns = nk ? realloc(m->segs, ncap * 8) : NULL;
+        if (!ns) {
             fail(m, "out of memory");
             return;
         }
-        memset(nk + m->kcap, 0, ncap - (size_t)m->kcap);
-        m->known = nk;
+        m->segs = ns;
         m->kcap = ncap;
     }
     if (row->has & ETLW_HAS_NEW_TID)
         m->known[i >> 3] = (uint8_t)(m->known[i >> 3] | (1u << (i & 7)));
+    m->segs[i] = (uint8_t)(row->seg < 255 ? row->seg : 255);
+    note_seg(m, row->cpu, row->ts, row->seg);
     struct ent *e = q_at(m, i);
     e->row = *row;
     e->have_row = true;
@@ -723,6 +820,7 @@ int mkr_finish(struct mkr *m)
         if (take_pieces(m, &c->tail, &c->ntail) != 0)
             return -1;
     }
+    m->finished = true;
     return 0;
 }
 

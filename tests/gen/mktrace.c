@@ -710,6 +710,7 @@ int main(int argc, char **argv)
             }
             sw.old_wait_mode = below(&rng, 10) < 4 ? 1 : 0;
             sw.ideal_cpu = t->ideal;
+            sw.old_rank = (uint8_t)(t->tid % 3); /* any small rank (not from the PRNG) */
             sw.old_remaining_quantum = (int32_t)range(&rng, 0, 3000000) - 50000;
         }
         if (nw < 0) {

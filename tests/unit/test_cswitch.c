@@ -55,9 +55,9 @@ START_TEST(cswitch_v4_windows10)
     ck_assert_uint_eq(sw.old_tid, 21832);
     ck_assert_int_eq(sw.new_priority, 9);
     ck_assert_int_eq(sw.old_priority, 8);
-    ck_assert(sw.has & SW_PREV_CSTATE);
-    ck_assert_uint_eq(sw.prev_cstate, 0);
-    ck_assert(sw.has & SW_OLD_RANK); /* old thread is not idle: also a rank */
+    /* The old thread is not the idle thread: byte 10 is its rank (§7.3). */
+    ck_assert(!(sw.has & SW_PREV_CSTATE));
+    ck_assert(sw.has & SW_OLD_RANK);
     ck_assert_uint_eq(sw.old_rank, 0);
     ck_assert_int_eq(sw.new_priority_decrement, 0);
     ck_assert_str_eq(etl_wait_reason_name(sw.old_wait_reason), "WrDispatchInt");
@@ -88,8 +88,9 @@ START_TEST(cswitch_v2_from_idle)
     ck_assert_uint_eq(sw.old_tid, 0);
     ck_assert_int_eq(sw.new_priority, 8);
     ck_assert_int_eq(sw.old_priority, 0);
-    ck_assert(sw.has & SW_PREV_CSTATE);
+    ck_assert(sw.has & SW_PREV_CSTATE); /* the idle thread leaves */
     ck_assert_uint_eq(sw.prev_cstate, 1);
+    ck_assert(!(sw.has & SW_OLD_RANK));
     ck_assert_str_eq(etl_wait_reason_name(sw.old_wait_reason), "Executive");
     ck_assert_str_eq(etl_wait_mode_name(sw.old_wait_mode), "KernelMode");
     ck_assert_str_eq(etl_thread_state_name(sw.old_state), "Running");
