@@ -78,6 +78,8 @@ static void usage(FILE *to)
         "      --summary            per process, thread and CPU: CPU time, switch-ins,\n"
         "                           mean and longest run, waits and their reasons,\n"
         "                           ready time, migrations; CPU busy and idle time\n"
+        "      --usage[=INTERVAL]   CPU time per process in each INTERVAL (seconds, or\n"
+        "                           with ms or us; default: about 100 intervals)\n"
         "\n"
         "Filters (rows are chosen after switches are linked and figures computed):\n"
         "      --cpu=LIST           processors, e.g. 0,2-3\n"
@@ -89,7 +91,9 @@ static void usage(FILE *to)
         "      --hook=LIST          HookIds, e.g. 0x0501-0x0504 (--events=all, --stats)\n"
         "\n"
         "Output:\n"
-        "  -f, --format=FORMAT      text (default), csv, xml or json\n"
+        "  -f, --format=FORMAT      text (default), csv, xml or json; or, of the\n"
+        "                           context switches of one FILE, perfetto (a trace\n"
+        "                           for ui.perfetto.dev, with -o) or svg (a timeline)\n"
         "      --time=MODE          rel (seconds since the trace started, default),\n"
         "                           raw (clock ticks) or abs (UTC, ISO 8601)\n"
         "  -o, --output=FILE        write to FILE instead of standard output\n"
@@ -199,7 +203,7 @@ static int dump_file(const char *path, struct etl_printer *p,
 static int run(int argc, char **argv, struct etl_filter *filter)
 {
     enum { OPT_INFO = 256, OPT_STATS, OPT_EVENTS, OPT_TIME, OPT_MWR, OPT_STRICT,
-           OPT_GROUPMASK, OPT_LCTX, OPT_WINDOWS, OPT_ARCH };
+           OPT_GROUPMASK, OPT_LCTX, OPT_WINDOWS, OPT_ARCH, OPT_USAGE };
     /* Filter options, in the order of enum etl_filter_opt. */
     enum { OPT_SUMMARY = 512, OPT_CPU, OPT_TID, OPT_PID, OPT_PROCESS, OPT_RANGE, OPT_HOOK };
     static const struct option longopts[] = {
@@ -212,6 +216,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         { "max-wait-reason", required_argument, NULL, OPT_MWR },
         { "strict", no_argument, NULL, OPT_STRICT },
         { "summary", no_argument, NULL, OPT_SUMMARY },
+        { "usage", optional_argument, NULL, OPT_USAGE },
         { "cpu", required_argument, NULL, OPT_CPU },
         { "tid", required_argument, NULL, OPT_TID },
         { "pid", required_argument, NULL, OPT_PID },
@@ -231,7 +236,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     enum etl_view_kind view = ETL_VIEW_SWITCHES;
     int nviews = 0;
     enum etl_time_mode tmode = ETL_TIME_REL;
-    struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter };
+    struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter, 0 };
     char ferr[160];
     unsigned long n;
     int c;
@@ -299,6 +304,15 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             view = ETL_VIEW_SUMMARY;
             nviews++;
             break;
+        case OPT_USAGE:
+            if (optarg && etl_usage_interval_parse(optarg, &vo.usage_interval_ns, ferr,
+                                                   sizeof ferr) != 0) {
+                fprintf(stderr, "%s: --usage %s\n", progname, ferr);
+                return EXIT_USAGE;
+            }
+            view = ETL_VIEW_USAGE;
+            nviews++;
+            break;
         case OPT_CPU: case OPT_TID: case OPT_PID: case OPT_PROCESS: case OPT_RANGE:
         case OPT_HOOK:
             switch (etl_filter_add(filter, (enum etl_filter_opt)(c - OPT_CPU), optarg, ferr,
@@ -328,8 +342,8 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         }
     }
     if (nviews > 1) {
-        fprintf(stderr, "%s: choose one of --info, --stats, --events and --summary\n",
-                progname);
+        fprintf(stderr, "%s: choose one of --info, --stats, --events, --summary and "
+                "--usage\n", progname);
         return EXIT_USAGE;
     }
     if (etl_filter_has_hook(filter) && view != ETL_VIEW_EVENTS && view != ETL_VIEW_STATS) {
@@ -350,8 +364,13 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         return EXIT_USAGE;
     }
     if (!etl_printer_exists(format)) {
-        fprintf(stderr, "%s: unknown format '%s' (text, csv, xml or json)\n",
-                progname, format);
+        fprintf(stderr, "%s: unknown format '%s' (text, csv, xml, json, perfetto or "
+                "svg)\n", progname, format);
+        return EXIT_USAGE;
+    }
+    if (etl_format_check(format, view, argc - optind, !output && isatty(STDOUT_FILENO),
+                         ferr, sizeof ferr) != 0) {
+        fprintf(stderr, "%s: %s\n", progname, ferr);
         return EXIT_USAGE;
     }
 

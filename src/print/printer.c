@@ -12,6 +12,7 @@
 /* The printers, by name: a new table format adds one line here. */
 static const struct etl_printer_ops *const printers[] = {
     &etl_print_text, &etl_print_csv, &etl_print_xml, &etl_print_json,
+    &etl_export_perfetto, &etl_export_svg,
 };
 
 /* Returns the printer called name, or NULL. */
@@ -143,6 +144,10 @@ size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c
     case ETL_COL_DURATION:
         /* As relative times: microseconds in text, nanoseconds elsewhere. */
         return etl_fmt_seconds(v->v.i, decimals(p), buf);
+    case ETL_COL_PERCENT:
+        /* Hundredths as a decimal with two digits: 1250 is 12.50 (as
+         * seconds of 10^7 ns each, exact for any percentage). */
+        return etl_fmt_seconds(v->v.i * 10000000, 2, buf);
     default:
         *is_number = false;
         buf[0] = '\0';
