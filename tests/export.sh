@@ -90,9 +90,10 @@ iso_filetime() {
 #   old_pid new_pid old_image new_image
 # where the PIDs and images are those the process tree named last, in file
 # order, for the threads; absent fields are "-". Problems go to lines
-# starting with "error".
+# starting with "error". The processes' command lines (cmdline[1]) go to
+# $tmp/cmdlines as "PID<TAB>command line".
 decode_pf() {
-    awk '
+    awk -v cmdfile="$tmp/cmdlines" '
     function unesc(s,   out, i, c, d) {
         out = ""
         for (i = 1; i <= length(s); i++) {
@@ -133,6 +134,7 @@ decode_pf() {
             events++; cs = 0
         } else if (name == "processes") {
             image[f["pid"]] = ("cmdline" in f) ? f["cmdline"] : "-"
+            if ("cmdline2" in f) printf "%s\t%s\n", f["pid"], f["cmdline2"] > cmdfile
         } else if (name == "threads") {
             tgid[f["tid"]] = v("tgid")
         } else if (name == "packet") {
@@ -152,7 +154,7 @@ decode_pf() {
         } else if (where == "etw_events") {
             if (key == "cpu") bcpu = val
         } else if (where == "event" || where == "c_switch" || where == "threads" || where == "processes") {
-            if (key == "cmdline" && ("cmdline" in f)) next
+            if (key == "cmdline" && ("cmdline" in f)) { f["cmdline2"] = val; next }
             f[key] = val
         }
     }
@@ -218,8 +220,22 @@ check_pf() {
     offset=$(( (start - boot) * 100 ))
     run "$name: csv" "$tmp/sw.csv" -f csv "$f" || return
     run "$name: json" "$tmp/sw.json" -f json "$f" || return
+    : > "$tmp/cmdlines"
     decode_pf < "$tmp/t.txt" | per_cpu > "$tmp/got.txt"
     expect_pf "$offset" "$tmp/sw.csv" "$tmp/sw.json" | per_cpu > "$tmp/want.txt"
+    # Command lines: each the one of a Process record of that PID.
+    : > "$tmp/cmdlines.want"
+    "$etldump" --events=all -f json "$f" 2> /dev/null |
+        jq -r 'select((.command_line // "") != "") | "\(.process_id)\t\(.command_line)"' |
+        sort -u > "$tmp/cmdlines.want"
+    sort -u "$tmp/cmdlines" > "$tmp/cmdlines.got"
+    if [ -s "$tmp/cmdlines.want" ] && [ ! -s "$tmp/cmdlines.got" ]; then
+        bad "$name: no command line in the process tree"
+    elif [ -n "$(comm -23 "$tmp/cmdlines.got" "$tmp/cmdlines.want")" ]; then
+        bad "$name: command lines not in the trace: $(comm -23 "$tmp/cmdlines.got" "$tmp/cmdlines.want" | head -n 2)"
+    else
+        ok
+    fi
     if grep -q '^error' "$tmp/got.txt"; then
         bad "$name: $(grep '^error' "$tmp/got.txt" | head -n 3)"
     elif [ ! -s "$tmp/want.txt" ]; then
