@@ -30,6 +30,7 @@
 set -u
 etldump=$1
 here=$(dirname "$0")
+case $etldump in /*) abs_etldump=$etldump ;; *) abs_etldump=$(pwd)/$etldump ;; esac
 mktrace=${2:-$here/../build/mktrace}
 proto=$here/perfetto/trace.proto
 xsd=$here/../doc/etldump.xsd
@@ -417,6 +418,11 @@ if gen "svg" --encoding=mixed --seed=91 --switches=6000 && svg "svg" "$tmp/t.etl
     else
         bad "svg --usage=1us: exit $rc: $(head -n 1 "$tmp/err")"
     fi
+fi
+# The README's picture is what etldump draws now.
+(cd "$here/.." && "$abs_etldump" -f svg -o "$tmp/demo.svg" samples/demo-processes.etl) 2> "$tmp/err"
+if cmp -s "$tmp/demo.svg" "$here/../doc/demo-schedule.svg"; then ok; else
+    bad "doc/demo-schedule.svg is not what etldump draws: remake it with the README's command"
 fi
 # Long traces stay small: pixel resolution whatever the number of switches.
 if gen "svg long" --encoding=compact --seed=92 --switches=400000 --cpus=8 --buffer-size=65536; then

@@ -374,12 +374,30 @@ static void proc_label(struct etl_out *o, const struct etl_run_proc *p)
         out_f(o, " (%u)", (unsigned)p->pid);
 }
 
-/* The x of time t. */
-static double x_of(const struct svg *g, int64_t t)
+/* Coordinates are computed in tenths of a pixel with integers, so the
+ * picture is the same on every machine. Writes one as "12.3" after pre. */
+static void put10(struct etl_out *o, const char *pre, int64_t v)
 {
-    if (g->span <= 0)
-        return SVG_LEFT;
-    return SVG_LEFT + (double)(t - g->start) * SVG_PLOT / (double)g->span;
+    out_f(o, "%s%lld.%d", pre, (long long)(v / 10), (int)(v % 10));
+}
+
+/* The x of time t, in tenths. */
+static int64_t x10(const struct svg *g, int64_t t)
+{
+    if (g->span <= 0 || t <= g->start)
+        return SVG_LEFT * 10;
+    if (t >= g->end)
+        return (SVG_LEFT + SVG_PLOT) * 10;
+    return SVG_LEFT * 10 +
+           (int64_t)etl_muldiv_u64((uint64_t)(t - g->start), SVG_PLOT * 10, (uint64_t)g->span);
+}
+
+/* The chart's y, in tenths, of ns of CPU time in an interval of len ns. */
+static int64_t y10(int64_t ns, int64_t len, uint32_t ncpus)
+{
+    int64_t h = len > 0 ? (int64_t)(etl_muldiv_u64((uint64_t)ns, SVG_CHART_H * 10,
+                                                   (uint64_t)len) / ncpus) : 0;
+    return (SVG_CHART_TOP + SVG_CHART_H) * 10 - (h < SVG_CHART_H * 10 ? h : SVG_CHART_H * 10);
 }
 
 /* The stacked usage chart. */
@@ -392,21 +410,23 @@ static void draw_chart(struct svg *g, uint32_t ncpus, size_t nrank)
     /* One gridline per CPU (or per few, with many). */
     uint32_t step = ncpus <= 8 ? 1 : (ncpus + 7) / 8;
     for (uint32_t k = step; k <= ncpus; k += step) {
-        double y = bottom - (double)k * SVG_CHART_H / ncpus;
-        out_f(o, "<path class=\"grid\" d=\"M%d %.1fh%d\"/><text class=\"ylab\" x=\"%d\" "
-              "y=\"%.1f\">%u%%</text>\n", SVG_LEFT, y, SVG_PLOT, SVG_LEFT - 6, y + 4,
-              k * 100);
+        int64_t y = bottom * 10 - (int64_t)k * SVG_CHART_H * 10 / ncpus;
+        out_f(o, "<path class=\"grid\" d=\"M%d", SVG_LEFT);
+        put10(o, " ", y);
+        out_f(o, "h%d\"/><text class=\"ylab\" x=\"%d\"", SVG_PLOT, SVG_LEFT - 6);
+        put10(o, " y=\"", y + 40);
+        out_f(o, "\">%u%%</text>\n", k * 100);
     }
     out_f(o, "<text class=\"ylab\" x=\"%d\" y=\"%d\">0%%</text>\n", SVG_LEFT - 6, bottom + 4);
     size_t nser = nrank < SVG_COLOURS ? nrank : SVG_COLOURS + 1;
-    double *base = calloc(g->niv ? g->niv : 1, sizeof *base);
-    double *top = calloc(g->niv ? g->niv : 1, sizeof *top);
+    int64_t *base = calloc(g->niv ? g->niv : 1, sizeof *base);
+    int64_t *top = calloc(g->niv ? g->niv : 1, sizeof *top);
     if (!base || !top) {
         g->oom = true;
         nser = 0;
     }
     /* Series from the busiest up: each a polygon from its top edge, left
-     * to right, back along the one below it. */
+     * to right, back along the one below it (base: the CPU time below). */
     for (uint32_t s = 0; s < nser; s++) {
         bool any = false;
         for (size_t i = 0; i < g->niv; i++) {
@@ -415,22 +435,26 @@ static void draw_chart(struct svg *g, uint32_t ncpus, size_t nrank)
             for (size_t k = 0; k < v->n; k++)
                 if (g->cls[g->ent[v->first + k].proc] == s)
                     ns += g->ent[v->first + k].ns;
-            int64_t len = v->end - v->start;
-            double cpus = len > 0 ? (double)ns / (double)len : 0;
-            top[i] = base[i] + cpus;
+            top[i] = base[i] + ns;
             any = any || ns > 0;
         }
         if (any) {
-            out_f(o, "<path class=\"p%u\" d=\"M", s);
+            out_f(o, "<path class=\"p%u\" d=\"", s);
             for (size_t i = 0; i < g->niv; i++) {
-                double y = bottom - top[i] * SVG_CHART_H / ncpus;
-                out_f(o, "%s%.1f %.1fL%.1f %.1f", i ? "L" : "", x_of(g, g->iv[i].start), y,
-                      x_of(g, g->iv[i].end), y);
+                const struct ival *v = &g->iv[i];
+                int64_t y = y10(top[i], v->end - v->start, ncpus);
+                put10(o, i ? "L" : "M", x10(g, v->start));
+                put10(o, " ", y);
+                put10(o, "L", x10(g, v->end));
+                put10(o, " ", y);
             }
             for (size_t i = g->niv; i-- > 0;) {
-                double y = bottom - base[i] * SVG_CHART_H / ncpus;
-                out_f(o, "L%.1f %.1fL%.1f %.1f", x_of(g, g->iv[i].end), y,
-                      x_of(g, g->iv[i].start), y);
+                const struct ival *v = &g->iv[i];
+                int64_t y = y10(base[i], v->end - v->start, ncpus);
+                put10(o, "L", x10(g, v->end));
+                put10(o, " ", y);
+                put10(o, "L", x10(g, v->start));
+                put10(o, " ", y);
             }
             out_f(o, "Z\"/>\n");
         }
@@ -517,10 +541,13 @@ static int draw_axis(struct svg *g, int y)
         int dec = step % unit == 0 ? 0 : step * 10 % unit == 0 ? 1 : 2;
         int64_t t = g->start >= 0 ? (g->start + step - 1) / step * step : g->start / step * step;
         for (; t <= g->end; t += step) {
-            double x = x_of(g, t);
-            out_f(o, "<path class=\"grid\" d=\"M%.1f %dV%d\"/><path class=\"tick\" "
-                  "d=\"M%.1f %dv5\"/><text class=\"tlab\" x=\"%.1f\" y=\"%d\">", x,
-                  SVG_CHART_TOP, y, x, y, x, y + 18);
+            int64_t x = x10(g, t);
+            put10(o, "<path class=\"grid\" d=\"M", x);
+            out_f(o, " %dV%d\"/>", SVG_CHART_TOP, y);
+            put10(o, "<path class=\"tick\" d=\"M", x);
+            out_f(o, " %dv5\"/>", y);
+            put10(o, "<text class=\"tlab\" x=\"", x);
+            out_f(o, "\" y=\"%d\">", y + 18);
             time_label(o, t, unit, dec, name);
             out_f(o, "</text>\n");
             if (t > INT64_MAX - step)
