@@ -35,11 +35,9 @@
 #include <string.h>
 
 #include "export/pb.h"
-#include "decode/procmap.h"
-#include "decode/swreader.h"
 #include "print/printer.h"
 #include "sort.h"
-#include "view/filter.h"
+#include "view/usage.h"
 
 /* Events written per flush of the arena ("bundles of a few thousand"). */
 #define PF_BUNDLE_EVENTS 4096u
@@ -323,20 +321,42 @@ static bool pf_add_thread(struct pf *x, uint32_t tid, uint32_t pid, const char *
     return ok;
 }
 
-static bool pf_process_lifetime(struct pf *x, uint32_t i)
+/* Appends lifetime i of the threads or the processes. */
+static bool pf_lifetime(struct pf *x, bool thread, uint32_t i)
 {
+    if (thread) {
+        const struct etl_pm_thread *t = etl_procmap_thread(x->map, i);
+        return pf_add_thread(x, t->tid, t->pid, etl_procmap_str(x->map, t->name));
+    }
     const struct etl_pm_process *p = etl_procmap_process(x->map, i);
     const char *img = etl_procmap_str(x->map, p->image);
     if (!img && p->pid == 0)
         img = "Idle";
-    return pf_add_process(x, p->pid, p->parent_id, img,
-                          etl_procmap_str(x->map, p->cmdline));
+    return pf_add_process(x, p->pid, p->parent_id, img, etl_procmap_str(x->map, p->cmdline));
 }
 
-static bool pf_thread_lifetime(struct pf *x, uint32_t i)
+/* Appends the first lifetime of every TID (or PID) and lists the later ones
+ * (the map sorts lifetimes by ID, then start); *idle tells whether ID 0 was
+ * among them. */
+static bool pf_first_lifetimes(struct pf *x, bool thread, bool *idle)
 {
-    const struct etl_pm_thread *t = etl_procmap_thread(x->map, i);
-    return pf_add_thread(x, t->tid, t->pid, etl_procmap_str(x->map, t->name));
+    size_t n = thread ? etl_procmap_nthreads(x->map) : etl_procmap_nprocesses(x->map);
+    uint32_t prev = 0;
+    *idle = false;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct etl_pm_thread *t = thread ? etl_procmap_thread(x->map, i) : NULL;
+        const struct etl_pm_process *p = thread ? NULL : etl_procmap_process(x->map, i);
+        uint32_t id = t ? t->tid : p->pid;
+        if (i > 0 && id == prev) {
+            x->later[x->nlater++] = (struct pf_later){ t ? t->start : p->start, i, thread };
+            continue;
+        }
+        prev = id;
+        *idle = *idle || id == 0;
+        if (!pf_lifetime(x, thread, i))
+            return false;
+    }
+    return true;
 }
 
 /* Orders later lifetimes by start. */
@@ -356,34 +376,14 @@ static int cmp_later(const void *a, const void *b, void *ctx)
 static bool pf_first_tree(struct pf *x, uint64_t ts)
 {
     size_t np = etl_procmap_nprocesses(x->map), nt = etl_procmap_nthreads(x->map);
-    bool idle_proc = false, idle_thread = false;
+    bool idle;
     x->later = malloc((np + nt ? np + nt : 1) * sizeof *x->later);
     if (!x->later)
         return false;
     x->tree_ts = ts;
-    for (uint32_t i = 0; i < np; i++) {
-        const struct etl_pm_process *p = etl_procmap_process(x->map, i);
-        if (i > 0 && etl_procmap_process(x->map, i - 1)->pid == p->pid) {
-            x->later[x->nlater++] = (struct pf_later){ p->start, i, false };
-            continue;
-        }
-        idle_proc = idle_proc || p->pid == 0;
-        if (!pf_process_lifetime(x, i))
-            return false;
-    }
-    if (!idle_proc && !pf_add_process(x, 0, 0, "Idle", NULL))
+    if (!pf_first_lifetimes(x, false, &idle) || (!idle && !pf_add_process(x, 0, 0, "Idle", NULL)))
         return false;
-    for (uint32_t i = 0; i < nt; i++) {
-        const struct etl_pm_thread *t = etl_procmap_thread(x->map, i);
-        if (i > 0 && etl_procmap_thread(x->map, i - 1)->tid == t->tid) {
-            x->later[x->nlater++] = (struct pf_later){ t->start, i, true };
-            continue;
-        }
-        idle_thread = idle_thread || t->tid == 0;
-        if (!pf_thread_lifetime(x, i))
-            return false;
-    }
-    if (!idle_thread && !pf_add_thread(x, 0, 0, NULL))
+    if (!pf_first_lifetimes(x, true, &idle) || (!idle && !pf_add_thread(x, 0, 0, NULL)))
         return false;
     pf_flush_tree(x);
     if (x->nlater > 1)
@@ -402,7 +402,7 @@ static bool pf_later_tree(struct pf *x, int64_t ts)
     x->tree_ts = pf_time(x, x->later[x->next_later].start);
     for (; x->next_later < x->nlater && x->later[x->next_later].start <= ts; x->next_later++) {
         const struct pf_later *l = &x->later[x->next_later];
-        if (!(l->thread ? pf_thread_lifetime(x, l->index) : pf_process_lifetime(x, l->index)))
+        if (!pf_lifetime(x, l->thread, l->index))
             return false;
     }
     pf_flush_tree(x);
@@ -452,19 +452,13 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
     x.bytes = calloc(ETL_MAX_CPUS, sizeof *x.bytes);
     x.first_ts = calloc(ETL_MAX_CPUS, sizeof *x.first_ts);
     x.cpus = calloc(ETL_MAX_CPUS, sizeof *x.cpus);
-    struct etl_procmap *map = NULL;
-    struct etl_streams *s = NULL;
-    struct etl_switch_reader *r = NULL;
-    if (x.ev && x.order && x.count && x.bytes && x.first_ts && x.cpus)
-        map = etl_procmap_build(f, true);
-    if (map)
-        s = etl_streams_new(f);
-    if (s)
-        r = etl_switch_reader_new(f, s, o->max_wait_reason);
-    x.map = map;
-    bool ok = r != NULL;
+    struct etl_switch_pass sp;
+    memset(&sp, 0, sizeof sp);
+    bool ok = x.ev && x.order && x.count && x.bytes && x.first_ts && x.cpus &&
+              etl_switch_pass_open(f, o->max_wait_reason, &sp);
+    x.map = sp.map;
     struct etl_switch sw;
-    while (ok && !p->out->err && etl_switch_next(r, &sw)) {
+    while (ok && !p->out->err && etl_switch_next(sp.reader, &sw)) {
         if (!x.tree_done)
             ok = pf_first_tree(&x, pf_time(&x, sw.ts));
         ok = ok && pf_later_tree(&x, sw.ts);
@@ -492,9 +486,7 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
     if (!ok)
         etl_file_nomem(f);
     pf_free(&x);
-    etl_switch_reader_free(r);
-    etl_streams_free(s);
-    etl_procmap_free(map);
+    etl_switch_pass_close(&sp);
     return etl_print_status(p);
 }
 

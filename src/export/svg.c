@@ -294,8 +294,7 @@ static bool svg_run(void *ctx, uint16_t cpu, uint32_t proc, uint32_t tid, int64_
         return true;
     bool blank = is_blank(etl_runs_proc(g->runs, proc));
     for (int64_t c = col_of(g, a);; c++) {
-        int64_t cs = col_start(g, c), ce = col_start(g, c + 1);
-        int64_t part = (b < ce ? b : ce) - (a > cs ? a : cs);
+        int64_t ce = col_start(g, c + 1), part = etl_overlap(a, b, col_start(g, c), ce);
         if (part > 0 && !lane_add(l, c, proc, blank, part))
             return false;
         if (ce >= b || c + 1 >= (int64_t)g->ncols)
@@ -650,21 +649,12 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
     g.colw = g.colw < 1 ? 1 : g.colw;
     g.ncols = SVG_PLOT / g.colw;
     g.lane = calloc(ETL_MAX_CPUS, sizeof *g.lane);
-    struct etl_procmap *map = g.lane ? etl_procmap_build(f, true) : NULL;
-    struct etl_streams *s = map ? etl_streams_new(f) : NULL;
-    struct etl_switch_reader *r = s ? etl_switch_reader_new(f, s, o->max_wait_reason) : NULL;
-    g.runs = r ? etl_runs_new(map, etl_file_clock(f), o->filter, svg_run, &g) : NULL;
+    struct etl_switch_pass sp;
+    memset(&sp, 0, sizeof sp);
+    bool ok = g.lane && etl_switch_pass_open(f, o->max_wait_reason, &sp);
+    g.runs = ok ? etl_runs_new(sp.map, etl_file_clock(f), o->filter, svg_run, &g) : NULL;
     g.u = g.runs ? etl_usage_new(g.start, g.end, interval, svg_interval, &g) : NULL;
-    bool ok = g.u != NULL;
-    const struct etl_clock *clk = etl_file_clock(f);
-    struct etl_switch sw;
-    while (ok && etl_switch_next(r, &sw)) {
-        ok = etl_runs_switch(g.runs, &sw) &&
-             etl_usage_advance(g.u, g.runs, etl_clock_ns(clk, sw.ts), sw.cpu);
-        if (o->strict && etl_file_problems(f))
-            break;
-    }
-    ok = ok && etl_usage_finish(g.u);
+    ok = g.u && etl_usage_pass(f, sp.reader, o->strict, g.runs, g.u);
     /* Colours are known only now: the pass drew each column's process by
      * index, so the lanes are settled after ranking. */
     size_t nrank = 0;
@@ -686,9 +676,7 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
     free(g.cls);
     etl_usage_free(g.u);
     etl_runs_free(g.runs);
-    etl_switch_reader_free(r);
-    etl_streams_free(s);
-    etl_procmap_free(map);
+    etl_switch_pass_close(&sp);
     return etl_print_status(p);
 }
 

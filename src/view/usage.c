@@ -12,8 +12,31 @@
 
 #include "grow.h"
 #include "sort.h"
-#include "decode/swreader.h"
 #include "view/view.h"
+
+/* ---- a pass over the switches ----------------------------------------------------- */
+
+bool etl_switch_pass_open(struct etl_file *f, unsigned max_wait_reason,
+                          struct etl_switch_pass *s)
+{
+    memset(s, 0, sizeof *s);
+    s->map = etl_procmap_build(f, true);
+    s->streams = s->map ? etl_streams_new(f) : NULL;
+    s->reader = s->streams ? etl_switch_reader_new(f, s->streams, max_wait_reason) : NULL;
+    if (s->reader)
+        return true;
+    etl_file_nomem(f);
+    etl_switch_pass_close(s);
+    return false;
+}
+
+void etl_switch_pass_close(struct etl_switch_pass *s)
+{
+    etl_switch_reader_free(s->reader);
+    etl_streams_free(s->streams);
+    etl_procmap_free(s->map);
+    memset(s, 0, sizeof *s);
+}
 
 /* ---- runs --------------------------------------------------------------------- */
 
@@ -391,8 +414,7 @@ bool etl_usage_add(struct etl_usage *u, uint32_t proc, int64_t a, int64_t b)
         return true;
     uint64_t k = ((uint64_t)a - (uint64_t)u->start) / (uint64_t)u->interval;
     for (;; k++) {
-        int64_t ks = bound(u, k), ke = bound(u, k + 1);
-        int64_t part = (b < ke ? b : ke) - (a > ks ? a : ks);
+        int64_t ke = bound(u, k + 1), part = etl_overlap(a, b, bound(u, k), ke);
         if (part > 0 && !credit(u, k, proc, part))
             return false;
         if (ke >= b)
@@ -438,6 +460,21 @@ bool etl_usage_finish(struct etl_usage *u)
         if (!hand_on(u))
             return false;
     return true;
+}
+
+bool etl_usage_pass(struct etl_file *f, struct etl_switch_reader *r, bool strict,
+                    struct etl_runs *runs, struct etl_usage *u)
+{
+    const struct etl_clock *clk = etl_file_clock(f);
+    struct etl_switch sw;
+    while (etl_switch_next(r, &sw)) {
+        if (!etl_runs_switch(runs, &sw) ||
+            !etl_usage_advance(u, runs, etl_clock_ns(clk, sw.ts), sw.cpu))
+            return false;
+        if (strict && etl_file_problems(f))
+            break;
+    }
+    return etl_usage_finish(u);
 }
 
 /* ---- the view ------------------------------------------------------------------- */
@@ -556,33 +593,22 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
     struct usage_view v = { p, NULL, NULL, 0 };
     int64_t start, end, interval;
     etl_usage_bounds(f, o->filter, o->usage_interval_ns, 100, &start, &end, &interval);
-    struct etl_procmap *map = etl_procmap_build(f, true);
-    struct etl_streams *s = map ? etl_streams_new(f) : NULL;
-    struct etl_switch_reader *r = s ? etl_switch_reader_new(f, s, o->max_wait_reason) : NULL;
-    v.runs = r ? etl_runs_new(map, etl_file_clock(f), o->filter, view_run, &v) : NULL;
+    struct etl_switch_pass sp;
+    bool ok = etl_switch_pass_open(f, o->max_wait_reason, &sp);
+    v.runs = ok ? etl_runs_new(sp.map, etl_file_clock(f), o->filter, view_run, &v) : NULL;
     v.u = v.runs ? etl_usage_new(start, end, interval, view_interval, &v) : NULL;
-    bool ok = v.u != NULL;
+    ok = v.u != NULL;
     if (ok)
         v.rc = etl_print_begin_table(p, &etl_table_usage);
-    struct etl_switch sw;
-    const struct etl_clock *clk = etl_file_clock(f);
-    while (ok && v.rc == 0 && etl_switch_next(r, &sw)) {
-        ok = etl_runs_switch(v.runs, &sw) &&
-             etl_usage_advance(v.u, v.runs, etl_clock_ns(clk, sw.ts), sw.cpu);
-        if (o->strict && etl_file_problems(f))
-            break;
-    }
     if (ok && v.rc == 0)
-        ok = etl_usage_finish(v.u);
+        ok = etl_usage_pass(f, sp.reader, o->strict, v.runs, v.u);
     if (!ok && v.rc == 0)
         etl_file_nomem(f);
     else if (v.rc == 0)
         v.rc = etl_print_end_table(p);
     etl_usage_free(v.u);
     etl_runs_free(v.runs);
-    etl_switch_reader_free(r);
-    etl_streams_free(s);
-    etl_procmap_free(map);
+    etl_switch_pass_close(&sp);
     return v.rc;
 }
 

@@ -26,7 +26,30 @@
 
 #include "decode/cswitch.h"
 #include "decode/procmap.h"
+#include "decode/swreader.h"
 #include "view/filter.h"
+
+/* What a pass over the switches reads: the process map (a pre-pass), the
+ * per-CPU streams and the switch reader. */
+struct etl_switch_pass {
+    struct etl_procmap *map;
+    struct etl_streams *streams;
+    struct etl_switch_reader *reader;
+};
+
+/* Opens a pass over f's switches; false when out of memory (f is marked,
+ * and nothing is left open). */
+bool etl_switch_pass_open(struct etl_file *f, unsigned max_wait_reason,
+                          struct etl_switch_pass *s);
+/* Closes a pass (opened or not, after memset to 0). */
+void etl_switch_pass_close(struct etl_switch_pass *s);
+
+/* The part of [a, b] inside [s, e] (ns), or 0 or less when they do not
+ * overlap. */
+static inline int64_t etl_overlap(int64_t a, int64_t b, int64_t s, int64_t e)
+{
+    return (b < e ? b : e) - (a > s ? a : s);
+}
 
 /* A process as runs count it. */
 struct etl_run_proc {
@@ -107,6 +130,11 @@ bool etl_usage_advance(struct etl_usage *u, const struct etl_runs *r, int64_t no
                        uint16_t cpu);
 /* Hands on every remaining interval; false when fn said stop. */
 bool etl_usage_finish(struct etl_usage *u);
+/* Feeds every switch of r to the run tracker, whose runs go to u, and
+ * finishes u; with strict, stops at f's first problem. False when memory
+ * ran out or a receiver said stop. */
+bool etl_usage_pass(struct etl_file *f, struct etl_switch_reader *r, bool strict,
+                    struct etl_runs *runs, struct etl_usage *u);
 void etl_usage_free(struct etl_usage *u);
 
 #endif
