@@ -26,6 +26,8 @@
 #     cpu_time in --summary within a clock tick (also with --cpu, --range);
 #     --process keeps that process's rows as they were; INTERVAL parses; the
 #     XML validates against doc/etldump.xsd and the JSON parses.
+#  4. Damaged input: mutants of a trace through all three end with exit
+#     status 0, 1 or 3, well-formed pictures and decodable Perfetto traces.
 # Usage: tests/export.sh ETLDUMP [MKTRACE]
 set -u
 etldump=$1
@@ -427,6 +429,36 @@ fi
 # Long traces stay small: pixel resolution whatever the number of switches.
 if gen "svg long" --encoding=compact --seed=92 --switches=400000 --cpus=8 --buffer-size=65536; then
     svg "svg long" "$tmp/t.etl"
+fi
+
+# ---- damaged input ---------------------------------------------------------------
+
+# Mutants of a trace (build/mutate: damaged buffer and trace headers, events)
+# through the three outputs: each run ends with exit status 0, 1 or 3, the
+# picture stays well-formed and the Perfetto trace decodable.
+mutate=$here/../build/mutate
+if [ -x "$mutate" ] && gen "mutants" --encoding=mixed --seed=95 --switches=3000; then
+    mkdir -p "$tmp/m"
+    "$mutate" flip "$tmp/t.etl" "$tmp/m" 1 40 262144 > /dev/null
+    nbad=0
+    for m in "$tmp"/m/*.etl; do
+        for args in "-f perfetto -o $tmp/m.pf" "-f svg -o $tmp/m.svg" "--usage -f csv -o $tmp/m.csv"; do
+            # shellcheck disable=SC2086
+            "$etldump" $args "$m" > /dev/null 2> "$tmp/err"
+            rc=$?
+            case $rc in 0|1|3) ;; *) nbad=$((nbad + 1)); echo "export: $(basename "$m") $args: exit $rc" ;; esac
+        done
+        if [ -s "$tmp/m.svg" ] && ! xmllint --noout "$tmp/m.svg" 2> /dev/null; then
+            nbad=$((nbad + 1)); echo "export: $(basename "$m"): the SVG is not well-formed"
+        fi
+        if [ "$have_protoc" = 1 ] && [ -s "$tmp/m.pf" ] &&
+           ! protoc --proto_path="$(dirname "$proto")" --decode=Trace "$proto" < "$tmp/m.pf" \
+                 > /dev/null 2>&1; then
+            nbad=$((nbad + 1)); echo "export: $(basename "$m"): the Perfetto trace does not decode"
+        fi
+        rm -f "$tmp/m.pf" "$tmp/m.svg" "$tmp/m.csv"
+    done
+    if [ "$nbad" -eq 0 ]; then ok; else bad "$nbad failures on mutants"; fi
 fi
 
 # ---- 3. usage ------------------------------------------------------------------------

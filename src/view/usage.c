@@ -43,9 +43,11 @@ void etl_switch_pass_close(struct etl_switch_pass *s)
 /* What runs on a CPU. */
 struct run_cpu {
     int64_t since;            /* the switch-in, ns */
+    int64_t last_end;         /* the end of the last run counted, ns */
     uint32_t tid, proc;
     bool known;               /* a thread was switched in and is still on */
     bool counts;              /* its run counts (--cpu, --tid) */
+    bool ended;               /* a run was counted: last_end is set */
     bool seen;
 };
 
@@ -181,7 +183,13 @@ bool etl_runs_switch(struct etl_runs *r, const struct etl_switch *sw)
             a = f->start_ns;
         if (f && f->has_end && b > f->end_ns)
             b = f->end_ns;
+        /* Runs on one CPU never overlap, even where time went backwards in
+         * damaged data: the work of those that follow stays bounded. */
+        if (c->ended && a < c->last_end)
+            a = c->last_end;
         if (b >= a) {
+            c->last_end = b;
+            c->ended = true;
             struct etl_run_proc *p = &r->p[c->proc];
             uint64_t d = (uint64_t)b - (uint64_t)a, room = (uint64_t)(INT64_MAX - p->cpu_time);
             p->cpu_time = d > room ? INT64_MAX : p->cpu_time + (int64_t)d;
