@@ -144,10 +144,18 @@ size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c
     case ETL_COL_DURATION:
         /* As relative times: microseconds in text, nanoseconds elsewhere. */
         return etl_fmt_seconds(v->v.i, decimals(p), buf);
-    case ETL_COL_PERCENT:
-        /* Hundredths as a decimal with two digits: 1250 is 12.50 (as
-         * seconds of 10^7 ns each, exact for any percentage). */
-        return etl_fmt_seconds(v->v.i * 10000000, 2, buf);
+    case ETL_COL_PERCENT: {
+        /* Hundredths with two decimals: 1250 is 12.50. */
+        uint64_t a = v->v.i < 0 ? 0 - (uint64_t)v->v.i : (uint64_t)v->v.i;
+        size_t n = 0;
+        if (v->v.i < 0)
+            buf[n++] = '-';
+        n += etl_fmt_u64(a / 100, buf + n);
+        buf[n++] = '.';
+        buf[n++] = (char)('0' + a / 10 % 10);
+        buf[n++] = (char)('0' + a % 10);
+        return n;
+    }
     default:
         *is_number = false;
         buf[0] = '\0';
