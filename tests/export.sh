@@ -60,12 +60,13 @@ gen() {
     return 1
 }
 
-# run NAME OUT ARGS...: etldump ARGS > OUT, exit 0 and nothing on stderr.
+# run NAME OUT ARGS...: etldump ARGS > OUT, exit 0 and nothing on stderr
+# but warnings and notes.
 run() {
     rname=$1 out=$2; shift 2
     "$etldump" "$@" > "$out" 2> "$tmp/err"
     rc=$?
-    if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then
+    if [ "$rc" -eq 0 ] && ! grep -vq '^etldump: .*: \(warning\|note\): ' "$tmp/err"; then
         return 0
     fi
     bad "$rname: etldump $*: exit $rc: $(head -n 2 "$tmp/err")"
@@ -84,6 +85,20 @@ iso_filetime() {
     secs=$(date -u -d "$(echo "$1" | sed 's/\..*//')" +%s) || return 1
     frac=$(echo "$1" | sed 's/.*\.\([0-9]*\)Z/\1/' | sed 's/^0*//')
     echo $(( (secs + 11644473600) * 10000000 + ${frac:-0} ))
+}
+
+# sel CSV COLUMN...: those columns of every row of a CSV file, by their
+# header names, comma-separated (columns before any quoted field only).
+sel() {
+    f=$1; shift
+    awk -F, -v want="$*" '
+        { sub(/\r$/, "") }
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; n = split(want, w, " "); next }
+        {
+            line = ""
+            for (k = 1; k <= n; k++) line = line (k > 1 ? "," : "") $(col[w[k]])
+            print line
+        }' "$f"
 }
 
 # ---- 1. Perfetto ------------------------------------------------------------------
@@ -165,15 +180,18 @@ decode_pf() {
     '
 }
 
-# The same line from the CSV view (first 19 columns, which hold no quoted
-# text) and the JSON view (PIDs and images), joined row by row; offset is
+# The same line from the CSV view (the columns before the process names,
+# which hold no quoted text) and the JSON view (PIDs and images), joined row
+# by row; offset is
 # added to the CSV's times (ns). KTHREAD_STATE, KWAIT_REASON and
 # KPROCESSOR_MODE numbers are those of Microsoft's documentation of CSwitch.
 expect_pf() {
     offset=$1 csv=$2 json=$3
     jq -r '[(.old_pid // "-"), (.new_pid // "-"), (.old_process // "-"), (.new_process // "-")] | @tsv' \
         "$json" > "$tmp/pids.tsv" || return 1
-    tail -n +2 "$csv" | paste -d '\t' - "$tmp/pids.tsv" | awk -F '\t' -v off="$offset" '
+    sel "$csv" cpu time old_tid new_tid old_priority new_priority old_state old_wait_reason \
+        old_wait_mode new_wait_time ideal_cpu prev_cstate |
+        paste -d '\t' - "$tmp/pids.tsv" | awk -F '\t' -v off="$offset" '
     BEGIN {
         n = split("Initialized Ready Running Standby Terminated Waiting Transition DeferredReady GateWait WaitingForProcessInSwap", a, " ")
         for (i = 1; i <= n; i++) st[a[i]] = i - 1
@@ -185,11 +203,11 @@ expect_pf() {
     function d(s) { return s == "" ? "-" : s }
     {
         split($1, c, ",")
-        split(c[3], t, ".")
+        split(c[2], t, ".")
         ns = t[1] * 1000000000 + t[2] + off
-        cstate = c[4] == "0" ? d(c[13]) : "-"
-        printf "%s %.0f %s %s %s %s %s %s %s %s %s %s %s %s %s %s\n", c[1], ns, d(c[4]), d(c[5]), d(c[6]), d(c[7]), \
-            num(st, c[8]), num(wr, c[9]), num(md, c[10]), d(c[11]), d(c[12]), cstate, $2, $3, $4, $5
+        cstate = c[3] == "0" ? d(c[12]) : "-"
+        printf "%s %.0f %s %s %s %s %s %s %s %s %s %s %s %s %s %s\n", c[1], ns, d(c[3]), d(c[4]), d(c[5]), d(c[6]), \
+            num(st, c[7]), num(wr, c[8]), num(md, c[9]), d(c[10]), d(c[11]), cstate, $2, $3, $4, $5
     }'
 }
 
@@ -336,7 +354,8 @@ svg() {
 # from a switch-in to the next switch on its CPU when that switches the same
 # thread out. Times from the CSV view, PIDs from the writer's truth.
 runs_of() {
-    "$etldump" -f csv "$1" | tail -n +2 | cut -d, -f1-5 > "$tmp/rows"
+    "$etldump" -f csv "$1" > "$tmp/rows.csv"
+    sel "$tmp/rows.csv" cpu time old_tid new_tid > "$tmp/rows"
     awk '
     function parse(line,   n, i, c, q, f) {
         n = 0; f = ""; q = 0
@@ -358,11 +377,11 @@ runs_of() {
     {
         parse($0); pid = fld[col["new_pid"]]
         split(row[FNR - 1], r, ",")
-        split(r[3], t, "."); ns = t[1] * 1000000000 + t[2]
+        split(r[2], t, "."); ns = t[1] * 1000000000 + t[2]
         cpu = r[1]
-        if ((cpu in open) && r[4] == tid[cpu] && owner[cpu] != "" && owner[cpu] != 0)
+        if ((cpu in open) && r[3] == tid[cpu] && owner[cpu] != "" && owner[cpu] != 0)
             printf "%.0f %s %.0f %.0f %s\n", ns - since[cpu], cpu, since[cpu], ns, owner[cpu]
-        open[cpu] = 1; tid[cpu] = r[5]; since[cpu] = ns; owner[cpu] = pid
+        open[cpu] = 1; tid[cpu] = r[4]; since[cpu] = ns; owner[cpu] = pid
     }' "$tmp/rows" "$2" | sort -k1,1nr | head -n 100 | cut -d' ' -f2- > "$tmp/runs"
 }
 
@@ -476,7 +495,7 @@ check_usage() {
     # Intervals: contiguous from the start, and reaching the last switch.
     from=0
     case "$*" in *--range=*) from=$(echo "$*" | sed 's/.*--range=\([0-9.]*\):.*/\1/') ;; esac
-    last=$(awk -F, 'NR > 1 { t = $3 } END { print t }' "$tmp/w.csv")
+    last=$(sel "$tmp/w.csv" time | tail -n 1)
     awk -F, -v from="$from" -v last="$last" -v cpus="$cpus" "$NS"'
         NR == 1 { next }
         {
@@ -565,7 +584,8 @@ if run "usage all" "$tmp/all.csv" --usage -f csv "$tmp/t.etl"; then
         bad "usage xml: $(head -n 2 "$tmp/xmllint")"
     fi
     if [ "$have_jq" = 1 ] && run "usage json" "$tmp/u.json" --usage -f json "$tmp/t.etl"; then
-        if jq -e 'select(.interval_end <= .interval_start)' "$tmp/u.json" > /dev/null 2>&1 ||
+        if jq -e 'select((.interval_end | tonumber) <= (.interval_start | tonumber))' \
+               "$tmp/u.json" > /dev/null 2>&1 ||
            ! jq -e . "$tmp/u.json" > /dev/null 2>&1; then bad "usage json"; else ok; fi
     fi
     if run "usage text" "$tmp/u.txt" --usage "$tmp/t.etl" && grep -q 'interval_start' "$tmp/u.txt"; then
