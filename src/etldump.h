@@ -40,7 +40,7 @@ enum etl_time_mode {
 struct etl_printer;
 
 /* Returns true if a printer called name exists ("text", "csv", "xml",
- * "json"). */
+ * "json", and the outputs that are not tables: "perfetto", "svg"). */
 bool etl_printer_exists(const char *name);
 /* Creates the printer called name over out; NULL if unknown or out of
  * memory. */
@@ -70,6 +70,7 @@ enum etl_view_kind {
     ETL_VIEW_INFO,      /* the trace header, names, group-mask changes */
     ETL_VIEW_STATS,     /* the census */
     ETL_VIEW_SUMMARY,   /* the scheduling summary */
+    ETL_VIEW_USAGE,     /* CPU usage per process over time */
 };
 
 /* Filters choose rows; see etldump(1). */
@@ -111,7 +112,21 @@ struct etl_view_opts {
     bool strict;                /* stop at the first problem */
     const struct etl_filter *filter; /* rows to print (NULL: all) */
     enum etl_summary_part summary_part;
+    int64_t usage_interval_ns;  /* usage view: interval length (0: about 100
+                                   intervals over the trace) */
 };
+
+/* Parses the INTERVAL of --usage: seconds, or with an "ms", "us" or "s"
+ * suffix ("0.5", "20ms", "250us"). 0 with the length in *ns, or -1 with a
+ * message (no option name in it) in err. */
+int etl_usage_interval_parse(const char *s, int64_t *ns, char *err, size_t cap);
+
+/* Checks that the format can write the view: the outputs that are not
+ * tables ("perfetto", "svg") draw the context switches of one input FILE
+ * (svg also takes the usage view, for the interval of its chart), and the
+ * binary one is not written to a terminal. 0, or -1 with a message in err. */
+int etl_format_check(const char *format, enum etl_view_kind view, int ninputs,
+                     bool to_terminal, char *err, size_t cap);
 
 /* ---- running ------------------------------------------------------------------- */
 

@@ -160,34 +160,39 @@ struct output {
 };
 
 /* Opens the output: standard output, a device or FIFO as it is, or a
- * temporary file beside a regular file. false after a message. */
-static bool output_open(struct output *o, const char *name)
+ * temporary file beside a regular file. Returns 0, or the exit status after
+ * a message. */
+static int output_open(struct output *o, const char *name)
 {
     o->name = name;
     o->target = NULL;
     o->fd = STDOUT_FILENO;
     if (!name)
-        return true;
+        return 0;
     struct stat st;
     bool exists = stat(name, &st) == 0;
     if (!exists && errno != ENOENT) {
         fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
-        return false;
+        return EXIT_WRITE;
     }
     if (exists && !S_ISREG(st.st_mode)) {
         /* A device, FIFO or socket: written as it is. */
         o->fd = open(name, O_WRONLY | O_CLOEXEC);
         if (o->fd < 0) {
             fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
-            return false;
+            return EXIT_WRITE;
         }
-        return true;
+        return 0;
     }
     /* Through a symbolic link, the file it names is replaced. */
     o->target = exists ? realpath(name, NULL) : strdup(name);
     if (!o->target) {
+        if (errno == ENOMEM) {
+            fprintf(stderr, "%s: out of memory\n", progname);
+            return EXIT_NOMEM;
+        }
         fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
-        return false;
+        return EXIT_WRITE;
     }
     const char *slash = strrchr(o->target, '/');
     size_t dir = slash ? (size_t)(slash - o->target) + 1 : 0;
@@ -196,7 +201,7 @@ static bool output_open(struct output *o, const char *name)
     if (!tmp_path) {
         fprintf(stderr, "%s: out of memory\n", progname);
         free(o->target);
-        return false;
+        return EXIT_NOMEM;
     }
     memcpy(tmp_path, o->target, dir);
     memcpy(tmp_path + dir, ".etldump-XXXXXX", sizeof ".etldump-XXXXXX");
@@ -207,7 +212,7 @@ static bool output_open(struct output *o, const char *name)
         free(tmp_path);
         tmp_path = NULL;
         free(o->target);
-        return false;
+        return EXIT_WRITE;
     }
     /* The new file gets the old one's permissions, or the usual ones. */
     mode_t mode;
@@ -223,7 +228,7 @@ static bool output_open(struct output *o, const char *name)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
-    return true;
+    return 0;
 }
 
 /* Ends the output: the temporary file replaces the target when keep is
@@ -284,6 +289,8 @@ static void usage(FILE *to)
         "                           idle, DPC and ISR time; then the DPC and ISR\n"
         "                           routines (not in CSV)\n"
         "      --summary=routines   the DPC and ISR routines by time only\n"
+        "      --usage[=INTERVAL]   CPU time per process in each INTERVAL (seconds, or\n"
+        "                           with ms or us; default: about 100 intervals)\n"
         "\n"
         "Filters (rows are chosen after switches are linked and figures computed):\n"
         "      --cpu=LIST           processors, e.g. 0,2-3\n"
@@ -295,7 +302,9 @@ static void usage(FILE *to)
         "      --hook=LIST          HookIds, e.g. 0x0501-0x0504 (--events=all, --stats)\n"
         "\n"
         "Output:\n"
-        "  -f, --format=FORMAT      text (default), csv, xml or json\n"
+        "  -f, --format=FORMAT      text (default), csv, xml or json; or, of the\n"
+        "                           context switches of one FILE, perfetto (a trace\n"
+        "                           for ui.perfetto.dev, with -o) or svg (a timeline)\n"
         "      --time=MODE          rel (seconds since the trace started, default),\n"
         "                           raw (clock ticks) or abs (UTC, ISO 8601)\n"
         "  -o, --output=FILE        write to FILE instead of standard output; it is\n"
@@ -448,7 +457,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
 {
     enum { OPT_INFO = 256, OPT_STATS, OPT_EVENTS, OPT_TIME, OPT_MWR, OPT_STRICT,
            OPT_GROUPMASK, OPT_LCTX, OPT_WINDOWS, OPT_ARCH, OPT_CRLF, OPT_NO_HEADER,
-           OPT_NO_FILENAME };
+           OPT_NO_FILENAME, OPT_USAGE };
     /* Filter options, in the order of enum etl_filter_opt. */
     enum { OPT_SUMMARY = 512, OPT_CPU, OPT_TID, OPT_PID, OPT_PROCESS, OPT_RANGE, OPT_HOOK };
     static const struct option longopts[] = {
@@ -466,6 +475,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         { "max-wait-reason", required_argument, NULL, OPT_MWR },
         { "strict", no_argument, NULL, OPT_STRICT },
         { "summary", optional_argument, NULL, OPT_SUMMARY },
+        { "usage", optional_argument, NULL, OPT_USAGE },
         { "cpu", required_argument, NULL, OPT_CPU },
         { "tid", required_argument, NULL, OPT_TID },
         { "pid", required_argument, NULL, OPT_PID },
@@ -486,7 +496,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     int nviews = 0, filenames = -1; /* -1: by the number of inputs */
     enum etl_time_mode tmode = ETL_TIME_REL;
     struct etl_print_opts po = { false, false, false, 0 };
-    struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter, ETL_SUMMARY_ALL };
+    struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter, ETL_SUMMARY_ALL, 0 };
     char ferr[160];
     unsigned long n;
     int c;
@@ -573,6 +583,20 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             view = ETL_VIEW_SUMMARY;
             nviews++;
             break;
+        case OPT_USAGE:
+            if (!optarg && optind < argc && access(argv[optind], F_OK) != 0 &&
+                etl_usage_interval_parse(argv[optind], &vo.usage_interval_ns, ferr,
+                                         sizeof ferr) == 0)
+                return usage_error("--usage takes its value after '=': --usage=%s",
+                                   argv[optind]);
+            if (optarg && etl_usage_interval_parse(optarg, &vo.usage_interval_ns, ferr,
+                                                   sizeof ferr) != 0) {
+                fprintf(stderr, "%s: --usage %s\n", progname, ferr);
+                return EXIT_USAGE;
+            }
+            view = ETL_VIEW_USAGE;
+            nviews++;
+            break;
         case OPT_CPU: case OPT_TID: case OPT_PID: case OPT_PROCESS: case OPT_RANGE:
         case OPT_HOOK:
             switch (etl_filter_add(filter, (enum etl_filter_opt)(c - OPT_CPU), optarg, ferr,
@@ -606,8 +630,8 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     }
     int ninputs = argc - optind;
     if (nviews > 1) {
-        fprintf(stderr, "%s: choose one of --info, --stats, --events and --summary\n",
-                progname);
+        fprintf(stderr, "%s: choose one of --info, --stats, --events, --summary and "
+                "--usage\n", progname);
         return EXIT_USAGE;
     }
     if (etl_filter_has_hook(filter) && view != ETL_VIEW_EVENTS && view != ETL_VIEW_STATS) {
@@ -625,11 +649,17 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     if (ninputs == 0 && !gm_list && !lc_spec)
         return usage_error("no input file (FILE, or - for standard input)");
     if (!etl_printer_exists(format))
-        return usage_error("unknown format '%s' (text, csv, xml or json)", format);
+        return usage_error("unknown format '%s' (text, csv, xml, json, perfetto or svg)",
+                           format);
     const char *same;
     if (output_is_input(output, argv + optind, ninputs, &same)) {
         fprintf(stderr, "%s: -o %s is the input %s: refusing to overwrite it\n",
                 progname, output, same);
+        return EXIT_USAGE;
+    }
+    if (etl_format_check(format, view, ninputs, !output && isatty(STDOUT_FILENO),
+                         ferr, sizeof ferr) != 0) {
+        fprintf(stderr, "%s: %s\n", progname, ferr);
         return EXIT_USAGE;
     }
     po.with_filename = filenames < 0 ? ninputs > 1 : filenames == 1;
@@ -643,8 +673,9 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     /* A reader that goes away is not an error: EPIPE ends the output quietly. */
     signal(SIGPIPE, SIG_IGN);
     struct output out;
-    if (!output_open(&out, output))
-        return EXIT_WRITE;
+    int ost = output_open(&out, output);
+    if (ost != 0)
+        return ost;
     struct etl_out *o = etl_out_new(out.fd);
     struct etl_printer *p = o ? etl_printer_new(format, o, tmode) : NULL;
     if (!p) {

@@ -86,6 +86,8 @@ static int describe(struct etl_printer *p, struct etl_file *f)
 int etl_run_view(struct etl_printer *p, struct etl_file *f, const struct etl_view_opts *o)
 {
     p->clock = *etl_file_clock(f);
+    if (p->ops->export) /* an output that is not a table reads the file itself */
+        return p->ops->export(p, f, o);
     int rc = 0;
     if (o->view == ETL_VIEW_INFO || p->ops->wants_info)
         rc = etl_view_info_scan(p, f, o->view == ETL_VIEW_INFO);
@@ -102,6 +104,8 @@ int etl_run_view(struct etl_printer *p, struct etl_file *f, const struct etl_vie
         return etl_view_events(p, f, o);
     case ETL_VIEW_SUMMARY:
         return etl_view_summary(p, f, o);
+    case ETL_VIEW_USAGE:
+        return etl_view_usage(p, f, o);
     default:
         return etl_view_switches(p, f, o);
     }
@@ -162,6 +166,29 @@ enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts 
         res = ETL_RESULT_DAMAGED;
     etl_close(f);
     return res;
+}
+
+int etl_format_check(const char *format, enum etl_view_kind view, int ninputs,
+                     bool to_terminal, char *err, size_t cap)
+{
+    bool svg = strcmp(format, "svg") == 0, perfetto = strcmp(format, "perfetto") == 0;
+    if (!svg && !perfetto)
+        return 0;
+    if (view != ETL_VIEW_SWITCHES && !(svg && view == ETL_VIEW_USAGE)) {
+        snprintf(err, cap, "-f %s draws the context switches: it goes with no view "
+                 "option%s", format, svg ? " but --usage (the interval of its chart)" : "");
+        return -1;
+    }
+    if (ninputs != 1) {
+        snprintf(err, cap, "-f %s writes one input FILE", format);
+        return -1;
+    }
+    if (perfetto && to_terminal) {
+        snprintf(err, cap, "-f perfetto writes binary data: not to a terminal "
+                 "(use -o FILE.pftrace)");
+        return -1;
+    }
+    return 0;
 }
 
 int etl_groupmask_check(const char *list, char *err, size_t cap)

@@ -30,9 +30,11 @@ check_peak() {
 }
 
 build/manybuf "$tmp/many72.etl" 1000000 72 4 || bad "manybuf 72"
-for v in "" --events=all --stats --summary --info; do
+for v in "" --events=all --stats --summary --info --usage; do
     check_peak $v -f csv "$tmp/many72.etl"
 done
+check_peak -f perfetto -o /dev/null "$tmp/many72.etl"
+check_peak -f svg -o /dev/null "$tmp/many72.etl"
 rm -f "$tmp/many72.etl"
 build/manybuf "$tmp/many1k.etl" 1000000 1024 16 || bad "manybuf 1024"
 for v in "" --events=all --summary; do
@@ -88,6 +90,9 @@ else
     for v in "" --summary --summary=routines; do
         oom_runs $v -f text samples/ready-dpc.etl
     done
+    oom_runs --usage -f csv samples/demo-processes.etl
+    oom_runs -f perfetto -o "$tmp/out.pftrace" samples/demo-processes.etl
+    oom_runs -f svg -o "$tmp/out.svg" samples/demo-processes.etl
     oom_runs --events=all -f csv --process=svchost,abc --tid=1-5,7 --range=0.5: samples/demo-processes.etl
     oom_runs --groupmask=PERF_CONTEXT_SWITCH,0x20000100 -f csv
     oom_runs -f csv samples/demo-compact.etl samples/cswitch-v4-pmc-pebs.etl

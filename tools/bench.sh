@@ -38,7 +38,9 @@ for f in "$compact" "$cswitch"; do
     printf '%-34s %9s %12.0f %14s %10.1f %8s\n' "$name: cat" "$cat_s" \
         "$(echo "$bytes / $cat_s / 1000000" | bc -l 2>/dev/null || echo 0)" "-" "$(echo "$2 / 1024" | bc -l)" "1.0"
     for run in "switches csv:-f csv" "switches json:-f json" "switches xml:-f xml" \
-               "switches text:-f text" "events=all csv:--events=all -f csv" "stats:--stats"; do
+               "switches text:-f text" "switches perfetto:-f perfetto -o /dev/null" \
+               "switches svg:-f svg -o $dir/bench.svg" "usage csv:--usage -f csv" \
+               "events=all csv:--events=all -f csv" "stats:--stats"; do
         label=${run%%:*}
         args=${run#*:}
         # shellcheck disable=SC2086
@@ -49,6 +51,8 @@ for f in "$compact" "$cswitch"; do
             "$(echo "$bytes / $s / 1000000" | bc -l)" "$recs" "$(echo "$kb / 1024" | bc -l)" \
             "$(echo "$s / ($cat_s + 0.001)" | bc -l)"
     done
+    echo "$name: the svg is $(wc -c < "$dir/bench.svg") bytes"
+    rm -f "$dir/bench.svg"
 done
 set -- $(measure "$etldump" -f csv "$small")
 printf '%-34s %9s %12s %14s %10.1f\n' "small trace: switches csv" "$1" "-" "-" "$(echo "$2 / 1024" | bc -l)"

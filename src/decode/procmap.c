@@ -20,6 +20,7 @@ struct rec {
     uint32_t str;             /* thread name or image, or ETL_PM_NONE */
     uint32_t seq;             /* arrival order: ties keep it */
     uint8_t op;               /* enum etl_pt_op */
+    uint32_t cmdline;         /* processes: command line, or ETL_PM_NONE */
 };
 
 struct rec_list {
@@ -164,10 +165,13 @@ bool etl_procmap_add_process(struct etl_procmap *m, int64_t ts,
 {
     if (r->op == ETL_PT_TERMINATE || r->op == ETL_PT_PERFCTR || m->finished)
         return true;
-    struct rec x = { ts, r->key, r->pid, r->parent_id, ETL_PM_NONE, m->seq++, r->op };
+    struct rec x = { ts, r->key, r->pid, r->parent_id, ETL_PM_NONE, m->seq++, r->op,
+                     ETL_PM_NONE };
     if ((r->has & PR_IMAGE) && r->image_len > 0 &&
         !memchr(r->image, 0, r->image_len))
         x.str = pool_intern(&m->pool, (const char *)r->image, r->image_len);
+    if (r->has & PR_CMDLINE)
+        x.cmdline = intern_u16(m, &r->cmdline);
     return rec_push(&m->prec, &x) && !m->pool.nomem;
 }
 
@@ -176,7 +180,7 @@ bool etl_procmap_add_thread(struct etl_procmap *m, int64_t ts,
 {
     if (m->finished)
         return true;
-    struct rec x = { ts, 0, r->tid, r->pid, ETL_PM_NONE, m->seq++, r->op };
+    struct rec x = { ts, 0, r->tid, r->pid, ETL_PM_NONE, m->seq++, r->op, ETL_PM_NONE };
     if (r->has & TR_NAME)
         x.str = intern_u16(m, &r->name);
     return rec_push(&m->trec, &x) && !m->pool.nomem;
@@ -278,12 +282,16 @@ static bool fold_processes(struct etl_procmap *m)
                         known = true;
                         if (m->proc[k].image == ETL_PM_NONE)
                             m->proc[k].image = x->str;
+                        if (m->proc[k].cmdline == ETL_PM_NONE)
+                            m->proc[k].cmdline = x->cmdline;
                     }
                 if (known || cur)
                     continue;
             } else if (match && x->op != ETL_PT_START) {
                 if (cur->image == ETL_PM_NONE)
                     cur->image = x->str;
+                if (cur->cmdline == ETL_PM_NONE)
+                    cur->cmdline = x->cmdline;
                 if (x->op == ETL_PT_END) {
                     cur->ended = true;
                     cur->end = x->ts;
@@ -298,6 +306,7 @@ static bool fold_processes(struct etl_procmap *m)
             cur->pid = x->id;
             cur->parent_id = x->other;
             cur->image = x->str;
+            cur->cmdline = x->cmdline;
             if (x->op == ETL_PT_END || x->op == ETL_PT_DEFUNCT) {
                 cur->ended = true;
                 cur->end = x->ts;

@@ -19,8 +19,9 @@
  *                      DCStart, End, DCEnd or SetName of a TID with no open
  *                      lifetime of that PID open one too, from "before the
  *                      trace" when they are the TID's first record;
- *   process lifetime = (PID, UniqueProcessKey, start, image, parent), the
- *                      same way; Defunct only adds to a known key.
+ *   process lifetime = (PID, UniqueProcessKey, start, image, command line,
+ *                      parent), the same way; Defunct only adds to a known
+ *                      key.
  *
  * A TID (or PID) seen at time t belongs to its lifetime with the latest
  * start at or before t: TIDs are reused, and a thread's last switch-out
@@ -59,6 +60,7 @@ struct etl_pm_process {
     uint64_t key;             /* UniqueProcessKey */
     uint32_t pid, parent_id;
     uint32_t image;           /* string, or ETL_PM_NONE */
+    uint32_t cmdline;         /* string, or ETL_PM_NONE */
     bool ended;
 };
 

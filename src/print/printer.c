@@ -12,6 +12,7 @@
 /* The printers, by name: a new table format adds one line here. */
 static const struct etl_printer_ops *const printers[] = {
     &etl_print_text, &etl_print_csv, &etl_print_xml, &etl_print_json,
+    &etl_export_perfetto, &etl_export_svg,
 };
 
 /* Returns the printer called name, or NULL. */
@@ -154,6 +155,18 @@ size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c
     case ETL_COL_DURATION:
         /* As relative times: microseconds in text, nanoseconds elsewhere. */
         return etl_fmt_seconds(v->v.i, decimals(p), buf);
+    case ETL_COL_PERCENT: {
+        /* Hundredths with two decimals: 1250 is 12.50. */
+        uint64_t a = v->v.i < 0 ? 0 - (uint64_t)v->v.i : (uint64_t)v->v.i;
+        size_t n = 0;
+        if (v->v.i < 0)
+            buf[n++] = '-';
+        n += etl_fmt_u64(a / 100, buf + n);
+        buf[n++] = '.';
+        buf[n++] = (char)('0' + a / 10 % 10);
+        buf[n++] = (char)('0' + a % 10);
+        return n;
+    }
     default:
         *is_number = false;
         buf[0] = '\0';

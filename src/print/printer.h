@@ -34,6 +34,7 @@ enum etl_col_type {
     ETL_COL_TIME,   /* i: raw clock value, shown per --time */
     ETL_COL_FILETIME, /* i: a FILETIME, shown as ISO 8601 UTC */
     ETL_COL_DURATION, /* i: nanoseconds, shown as seconds whatever --time says */
+    ETL_COL_PERCENT,  /* i: hundredths, shown with two decimals ("12.50") */
 };
 
 struct etl_column {
@@ -63,6 +64,7 @@ struct etl_value {
 };
 
 struct etl_printer;
+struct etl_file;
 
 struct etl_printer_ops {
     const char *name;
@@ -83,6 +85,11 @@ struct etl_printer_ops {
     /* All files are done: close the document and flush. */
     int (*finish)(struct etl_printer *p);
     void (*destroy)(struct etl_printer *p);
+    /* An output that is not a table (src/export/): it reads the file itself
+     * and writes its own bytes, in place of the view. 0, or -1 after a
+     * write error. */
+    int (*export)(struct etl_printer *p, struct etl_file *f,
+                  const struct etl_view_opts *o);
 };
 
 struct etl_printer {
@@ -138,5 +145,7 @@ static inline int etl_print_status(const struct etl_printer *p)
 
 extern const struct etl_printer_ops etl_print_text, etl_print_csv,
     etl_print_xml, etl_print_json;
+/* The outputs that are not tables (src/export/). */
+extern const struct etl_printer_ops etl_export_perfetto, etl_export_svg;
 
 #endif

@@ -31,9 +31,11 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                       const struct etl_view_opts *o);
 int etl_view_summary(struct etl_printer *p, struct etl_file *f,
                      const struct etl_view_opts *o);
+int etl_view_usage(struct etl_printer *p, struct etl_file *f,
+                   const struct etl_view_opts *o);
 
 /* The tables each view prints (their column names are a public contract). */
 extern const struct etl_table etl_table_info, etl_table_stats,
-    etl_table_events, etl_table_switches, etl_table_summary;
+    etl_table_events, etl_table_switches, etl_table_summary, etl_table_usage;
 
 #endif

@@ -990,6 +990,7 @@ static void fill_view_row(const struct etl_table *t, struct etl_value *v, int va
             v[c].v.i = variant ? 0 : 132949636352722435LL;
             break;
         case ETL_COL_DURATION:
+        case ETL_COL_PERCENT:
             v[c].v.i = variant ? 0 : INT64_MAX;
             break;
         case ETL_COL_GUID:
@@ -1012,7 +1013,7 @@ START_TEST(xml_schema_views)
     xmlSchemaPtr schema = load_schema();
     static const struct etl_table *const views[] = {
         &etl_table_switches, &etl_table_events, &etl_table_stats, &etl_table_summary,
-        &etl_table_info,
+        &etl_table_info, &etl_table_usage,
     };
     static const enum etl_time_mode modes[] = { ETL_TIME_REL, ETL_TIME_RAW, ETL_TIME_ABS };
     for (size_t m = 0; m < 3; m++) {
