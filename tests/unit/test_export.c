@@ -298,7 +298,7 @@ START_TEST(usage_waits_for_open_runs)
     };
     size_t handed[sizeof s / sizeof s[0]];
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
-        ck_assert(etl_runs_switch(r, &s[i]));
+        ck_assert(etl_runs_switch(r, &s[i], true));
         ck_assert(etl_usage_advance(p.u, r, s[i].ts, s[i].cpu));
         handed[i] = g.n;
     }
