@@ -1,6 +1,6 @@
 /*
  * fields.c - typed field lists and their JSON and text renderings
- * (doc/format.md section 20.1).
+ * (doc/format.md section 18.1).
  */
 #include "fields.h"
 

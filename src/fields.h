@@ -15,7 +15,7 @@
  * Nesting is expressed by begin/end entries: STRUCT_BEGIN ... STRUCT_END and
  * ARRAY_BEGIN ... ARRAY_END. Entries directly inside an array carry no name.
  *
- * Rendering (doc/format.md section 20.1):
+ * Rendering (doc/format.md section 18.1):
  *   JSON  one object; integers exact, pointers as numbers, doubles finite or
  *         the strings "NaN", "Infinity", "-Infinity"; GUIDs lowercase without
  *         braces; SIDs "S-1-5-18"; FILETIME and SYSTEMTIME as ISO 8601 UTC
@@ -87,7 +87,7 @@ struct etl_fields {
 #define ETL_FIELDS_MAX_DEPTH 16u
 
 /* Default caps used by etldump (entries, arena bytes). */
-#define ETL_FIELDS_DEFAULT_ENTRIES 4096u
+#define ETL_FIELDS_DEFAULT_ENTRIES 16384u
 #define ETL_FIELDS_DEFAULT_BYTES (256u * 1024u)
 
 /* Allocates a list with room for max_entries entries and max_bytes arena

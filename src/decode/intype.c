@@ -1,7 +1,7 @@
 /*
  * intype.c - one payload value by TDH input type (Microsoft tdh.h,
  * _TDH_IN_TYPE; MOF Sid extension per "Event Tracing MOF Qualifiers").
- * Layout facts: doc/format.md sections 20.2 and 21.3.
+ * Layout facts: doc/format.md sections 18.2 and 19.3.
  */
 #include "decode/intype.h"
 

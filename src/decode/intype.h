@@ -2,7 +2,7 @@
  * intype.h - reading one payload value by its TDH input type (the
  * _TDH_IN_TYPE values of Microsoft's tdh.h) into a field list. Shared by the
  * kernel table (kfields.c), TraceLogging (tracelogging.c) and the trace's own
- * metadata (metadata.c). Encodings: doc/format.md sections 20.2 and 21.3.
+ * metadata (metadata.c). Encodings: doc/format.md sections 18.2 and 19.3.
  */
 #ifndef ETLDUMP_INTYPE_H
 #define ETLDUMP_INTYPE_H

@@ -8,45 +8,10 @@
  * "TcpIp" and "UdpIp" classes, "PageFault" classes, "EventTrace_Header",
  * "Header_Extension_TypeGroup") and of the classes the system's own TDH
  * reports for them; where real traces differ from the documentation, the
- * traces win. Sources per class: doc/format.md section 20.
+ * traces win. Sources per class: doc/format.md section 18.
  */
-#include "decode/kfields.h"
+#include "decode/kmacros.h"
 
-#include "decode/intype.h"
-
-/* Field constructors. */
-#define F(n, t) { n, t, ETL_H_NONE, 0, 0 }
-#define FH(n, t, h) { n, t, h, 0, 0 }
-#define U8(n) F(n, ETL_IN_UINT8)
-#define I8(n) F(n, ETL_IN_INT8)
-#define U16(n) F(n, ETL_IN_UINT16)
-#define I16(n) F(n, ETL_IN_INT16)
-#define U32(n) F(n, ETL_IN_UINT32)
-#define I32(n) F(n, ETL_IN_INT32)
-#define X32(n) F(n, ETL_IN_HEXINT32)
-#define U64(n) F(n, ETL_IN_UINT64)
-#define I64(n) F(n, ETL_IN_INT64)
-#define X64(n) F(n, ETL_IN_HEXINT64)
-#define X16(n) FH(n, ETL_IN_UINT16, ETL_H_HEX)
-#define PTR(n) F(n, ETL_IN_POINTER)
-#define SZT(n) F(n, ETL_IN_SIZET)
-#define WSZ(n) F(n, ETL_IN_UNICODESTRING)
-#define ASZ(n) F(n, ETL_IN_ANSISTRING)
-#define GUID(n) F(n, ETL_IN_GUID)
-#define FTIME(n) F(n, ETL_IN_FILETIME)
-#define SID(n) F(n, ETL_IN_WBEMSID)
-#define WCH(n, k) { n, ETL_IN_UNICODESTRING, ETL_H_NONE, ETL_KF_FIXED, k }
-#define BIN(n, k) { n, ETL_IN_BINARY, ETL_H_NONE, ETL_KF_FIXED, k }
-#define OPT_WSZ(n) { n, ETL_IN_UNICODESTRING, ETL_H_NONE, ETL_KF_OPTIONAL, 0 }
-#define ARR(n, t, k) { n, t, ETL_H_NONE, ETL_KF_ARRAY, k }
-#define PORT(n) FH(n, ETL_IN_UINT16, ETL_H_PORT)
-#define IPV4(n) FH(n, ETL_IN_UINT32, ETL_H_IPV4)
-#define IPV6(n) { n, ETL_IN_BINARY, ETL_H_IPV6, ETL_KF_FIXED, 16 }
-#define STACK { "Stack", ETL_IN_POINTER, ETL_H_NONE, ETL_KF_REPEAT, 0 }
-#define END { NULL, 0, 0, 0, 0 }
-
-#define FIELDS(...) ((const struct etl_kfield[]){ __VA_ARGS__, END })
-#define OPS(...) ((const uint8_t[]){ __VA_ARGS__ }), sizeof((const uint8_t[]){ __VA_ARGS__ })
 #define L(g, v0, v1, ops, fields) { g, v0, v1, ops, fields }
 
 /* Kernel groups (HookId >> 8). */
@@ -137,7 +102,7 @@ const struct etl_klayout etl_klayouts[] = {
         PTR("UserStackBase"), PTR("UserStackLimit"), PTR("StartAddr"),
         PTR("Win32StartAddr"), PTR("TebBase"), X32("SubProcessTag"))),
     /* Version 3 records of Windows 10 1903 and later carry the ThreadName of
-     * the version 4 class although they say version 3 (doc/format.md 20.4). */
+     * the version 4 class although they say version 3 (doc/format.md 18.4). */
     L(G_THREAD, 3, 3, OPS(1, 2, 3, 4), FIELDS(THREAD_V3, OPT_WSZ("ThreadName"))),
     L(G_THREAD, 4, 4, OPS(1, 2, 3, 4), FIELDS(THREAD_V3, WSZ("ThreadName"))),
     L(G_THREAD, 2, 4, OPS(36), FIELDS(
@@ -146,7 +111,7 @@ const struct etl_klayout etl_klayouts[] = {
         I8("OldThreadWaitReason"), I8("OldThreadWaitMode"), I8("OldThreadState"),
         I8("OldThreadWaitIdealProcessor"), U32("NewThreadWaitTime"), U32("Reserved"))),
     /* Compact context-switch batch: the PERFINFO_CCSWAP_BUFFER header; the
-     * packed records that follow stay payload_hex (doc/format.md 20.4). */
+     * packed records that follow stay payload_hex (doc/format.md 18.4). */
     L(G_THREAD, 0, 255, OPS(37), FIELDS(
         I64("FirstTimeStamp"), ARR("TidTable", ETL_IN_UINT32, 16),
         ARR("ThreadBasePriority", ETL_IN_INT8, 16))),
@@ -443,6 +408,18 @@ const struct etl_klayout etl_klayouts[] = {
         ASZ("PdbFileName"))),
 };
 const size_t etl_nklayouts = sizeof etl_klayouts / sizeof etl_klayouts[0];
+
+/* Group names, the part of each event name before its '/'. */
+const struct etl_kgroupname etl_kgroups[] = {
+    { G_EVENTTRACE, "EventTrace" }, { G_DISKIO, "DiskIo" }, { G_PAGEFAULT, "PageFault" },
+    { G_PROCESS, "Process" }, { G_FILEIO, "FileIo" }, { G_THREAD, "Thread" },
+    { G_TCPIP, "TcpIp" }, { G_UDPIP, "UdpIp" }, { G_REGISTRY, "Registry" },
+    { G_SYSCONFIG, "SysConfig" }, { G_PERFINFO, "PerfInfo" }, { G_IMAGE, "Image" },
+    { G_STACKWALK, "StackWalk" }, { G_ALPC, "ALPC" },
+    { ETL_KG_SYSCONFIGEX, "SysConfigEx" }, { ETL_KG_IMAGEID, "ImageID" },
+    { ETL_KG_WINSAT, "WinSAT" }, { ETL_KG_METADATA, "EventMetadata" },
+};
+const size_t etl_nkgroups = sizeof etl_kgroups / sizeof etl_kgroups[0];
 
 /* Event names: the MOF classes' DisplayName and EventTypeName. */
 #define N(g, op, name) { g, op, name }

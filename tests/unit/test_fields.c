@@ -3,7 +3,7 @@
  * decoders (kernel table, TraceLogging, the trace's own metadata) on payloads
  * taken from the real traces in shared/samples/real, with values checked by
  * hand against Microsoft's MOF classes and TraceLoggingProvider.h
- * (doc/format.md sections 20-22). The last tests walk every real trace
+ * (doc/format.md sections 18-20). The last tests walk every real trace
  * (skipped with a message when ../shared/samples/real is absent).
  */
 #include <check.h>
@@ -15,10 +15,12 @@
 
 #include "decode/kfields.h"
 #include "decode/metadata.h"
+#include "decode/payload.h"
 #include "decode/tracelogging.h"
 #include "fields.h"
 
 static struct etl_fields fl;
+static struct etl_ktable kt;
 static char json[65536];
 
 /* Renders fl as JSON (or text) into the json buffer through a pipe-less
@@ -41,6 +43,7 @@ static const char *render(bool text)
 
 static void setup(void)
 {
+    etl_ktable_init(&kt);
     ck_assert(etl_fields_init(&fl, 256, 4096));
 }
 
@@ -160,7 +163,7 @@ START_TEST(kernel_process_v4)
     ck_assert_str_eq(etl_kernel_event_name(&ev), "Process/DCStart");
     struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
     size_t at;
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_OK);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
     /* Process_V4_TypeGroup1: key 0xFFFFA804E1D100C0, PID 0x264, parent 0x2E8,
      * session 0, ExitStatus 0x103, DTB 0x4AAC91000, Flags 0, SID S-1-5-96-0-0. */
     ck_assert_str_eq(render(false),
@@ -178,7 +181,7 @@ START_TEST(kernel_damage_and_newer_version)
     struct etl_event ev = kevent(ETL_KIND_PERFINFO64, 0x0303, 4, dcstart, 0x50);
     struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
     size_t at;
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_DAMAGED);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_DAMAGED);
     ck_assert_uint_eq(at, 0x48);
     ck_assert_uint_eq(fl.n, 8); /* the fields before ImageFileName */
     /* Thread SetName (dnperf-dynamicevents.etl): PID 7608, TID 3084,
@@ -192,18 +195,18 @@ START_TEST(kernel_damage_and_newer_version)
     etl_fields_reset(&fl);
     ev = kevent(ETL_KIND_PERFINFO64, 0x0548, 2, setname, sizeof setname - 2);
     c = etl_cur_make(ev.data, ev.data_len);
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_OK);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
     ck_assert_str_eq(render(true), "ProcessId=7608 ThreadId=3084 ThreadName=\".NET Finalizer\"");
     etl_fields_reset(&fl);
     ev = kevent(ETL_KIND_PERFINFO64, 0x0548, 3, setname, sizeof setname);
     c = etl_cur_make(ev.data, ev.data_len);
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_PARTIAL);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_PARTIAL);
     ck_assert_uint_eq(at, sizeof setname - 2);
     /* An opcode with no layout. */
     etl_fields_reset(&fl);
     ev = kevent(ETL_KIND_SYSTEM64, 0x0b24, 2, setname, 4);
     c = etl_cur_make(ev.data, ev.data_len);
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_NO_LAYOUT);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_NO_LAYOUT);
     ck_assert_uint_eq(fl.n, 0);
 }
 END_TEST
@@ -272,49 +275,34 @@ END_TEST
 /* ---- the real traces ---- */
 
 struct cov {
-    struct etl_meta meta;
+    struct etl_payload *pl;
     unsigned long events, named, decoded, pti, pti_ok, overrun;
 };
 
 static bool pre(void *ctx, const struct etl_event *ev)
 {
-    etl_meta_add(&((struct cov *)ctx)->meta, ev);
-    return true;
+    return etl_payload_learn(((struct cov *)ctx)->pl, ev);
 }
 
-/* Decodes one event the way a printer would: TraceLogging, metadata events,
- * descriptions from the trace, then the kernel table. */
+/* Decodes one event the way the events view does. */
 static bool walk(void *ctx, const struct etl_event *ev)
 {
     struct cov *x = ctx;
-    char nb[512];
-    const char *name = etl_kernel_event_name(ev), *mn;
+    const char *name;
     size_t at;
-    enum etl_fdec st;
-    etl_fields_reset(&fl);
-    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
-    if (etl_tl_event_name(ev, nb, sizeof nb)) {
-        name = nb;
-        st = etl_tl_fields(ev, &c, &fl, &at);
-    } else if (etl_meta_is_metadata(ev)) {
-        st = etl_meta_self_fields(ev, &c, &fl, &at);
-    } else if ((st = etl_meta_fields(&x->meta, ev, &c, &fl, &mn, &at)) != ETL_FDEC_NO_LAYOUT) {
-        name = mn;
-    } else {
-        st = etl_kernel_fields(ev, &c, &fl, &at);
-    }
+    enum etl_fdec st = etl_payload_decode(x->pl, ev, &name, &at);
+    bool decoded = st == ETL_FDEC_OK || (st == ETL_FDEC_NO_LAYOUT && ev->data_len == 0);
     x->events++;
     x->named += name != NULL;
-    x->decoded += st == ETL_FDEC_OK;
-    x->overrun += c.pos > c.len || at > ev->data_len;
+    x->decoded += name != NULL && decoded;
+    x->overrun += at > ev->data_len;
     int g = etl_kernel_group(ev);
     if (g == 0x03 || g == 0x05 || g == 0x14) {
         x->pti++;
-        x->pti_ok += name != NULL && st == ETL_FDEC_OK;
+        x->pti_ok += name != NULL && decoded;
     }
     return true;
 }
-
 
 START_TEST(real_traces)
 {
@@ -326,8 +314,6 @@ START_TEST(real_traces)
         "pv-selfdescribing.etl", "pyetw-out.etl",
     };
     const char *shared = getenv("ETLDUMP_SHARED");
-    etl_fields_free(&fl);
-    ck_assert(etl_fields_init(&fl, ETL_FIELDS_DEFAULT_ENTRIES, ETL_FIELDS_DEFAULT_BYTES));
     unsigned long all = 0, all_named = 0, all_decoded = 0;
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         char path[512];
@@ -343,10 +329,11 @@ START_TEST(real_traces)
         ck_assert_int_eq(st, ETL_OPEN_OK);
         struct cov x;
         memset(&x, 0, sizeof x);
-        etl_meta_init(&x.meta);
+        x.pl = etl_payload_new();
+        ck_assert_ptr_nonnull(x.pl);
         etl_walk_file(f, pre, &x);
         etl_walk_file(f, walk, &x);
-        etl_meta_free(&x.meta);
+        etl_payload_free(x.pl);
         etl_close(f);
         printf("test_fields: %-30s events %6lu named %6lu decoded %6lu (%.1f%%)\n",
                files[k], x.events, x.named, x.decoded,
