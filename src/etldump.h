@@ -70,7 +70,9 @@ enum etl_filter_opt {
     ETL_FILTER_PID,       /* LIST of process IDs */
     ETL_FILTER_PROCESS,   /* image names, comma-separated */
     ETL_FILTER_RANGE,     /* START:END in seconds since the trace started */
-    ETL_FILTER_HOOK,      /* LIST of HookIds */
+    ETL_FILTER_HOOK,      /* LIST of HookIds and event names */
+    ETL_FILTER_EVENTS,    /* event names and name prefixes, comma-separated
+                           * (--events=NAMES; "all" adds none) */
 };
 
 /* Creates an empty filter (matches everything); NULL when out of memory. */
@@ -82,7 +84,7 @@ int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *
                    char *err, size_t errcap);
 /* Returns true if any filter is set (f may be NULL). */
 bool etl_filter_any(const struct etl_filter *f);
-/* Returns true if a HookId filter is set. */
+/* Returns true if a HookId filter (--hook) is set. */
 bool etl_filter_has_hook(const struct etl_filter *f);
 /* Frees a filter (NULL is allowed). */
 void etl_filter_free(struct etl_filter *f);

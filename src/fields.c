@@ -572,10 +572,23 @@ size_t etl_field_value_text(const struct etl_fields *fl, const struct etl_field 
 
 /* ---- JSON ---- */
 
+/* A JSON writer; dq doubles every quote, for a CSV field (RFC 4180). */
+struct jw {
+    struct etl_out *o;
+    bool dq;
+};
+
+/* Writes a quote (two when doubling). */
+static int jquote(const struct jw *w)
+{
+    return etl_out_write(w->o, "\"\"", w->dq ? 2 : 1);
+}
+
 /* Writes s[0..n) as the inside of a JSON string (UTF-8 is valid already). */
-static int json_chars(struct etl_out *o, const char *s, size_t n)
+static int json_chars(const struct jw *w, const char *s, size_t n)
 {
     static const char hx[] = "0123456789abcdef";
+    struct etl_out *o = w->o;
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -587,7 +600,10 @@ static int json_chars(struct etl_out *o, const char *s, size_t n)
         char e[7] = { '\\', 0, 0, 0, 0, 0, 0 };
         size_t el = 2;
         switch (c) {
-        case '"': e[1] = '"'; break;
+        case '"':
+            if (etl_out_putc(o, '\\') != 0 || jquote(w) != 0)
+                return -1;
+            continue;
         case '\\': e[1] = '\\'; break;
         case '\n': e[1] = 'n'; break;
         case '\r': e[1] = 'r'; break;
@@ -607,7 +623,7 @@ static int json_chars(struct etl_out *o, const char *s, size_t n)
 
 /* Writes the bytes of a name, which may come from a file: invalid UTF-8
  * becomes U+FFFD. */
-static int json_name(struct etl_out *o, const char *s, size_t n)
+static int json_name(const struct jw *w, const char *s, size_t n)
 {
     size_t i = 0, run = 0;
     while (i < n) {
@@ -616,20 +632,20 @@ static int json_name(struct etl_out *o, const char *s, size_t n)
             i += l;
             continue;
         }
-        if (json_chars(o, s + run, i - run) != 0 ||
-            etl_out_write(o, "\xEF\xBF\xBD", 3) != 0)
+        if (json_chars(w, s + run, i - run) != 0 ||
+            etl_out_write(w->o, "\xEF\xBF\xBD", 3) != 0)
             return -1;
         i++;
         run = i;
     }
-    return json_chars(o, s + run, n - run);
+    return json_chars(w, s + run, n - run);
 }
 
-/* Writes a binary value as a quoted lowercase hex string. */
-static int hex_string(struct etl_out *o, const uint8_t *p, size_t n, bool quote)
+/* Writes a binary value as lowercase hex, quoted when w is not NULL. */
+static int hex_string(struct etl_out *o, const uint8_t *p, size_t n, const struct jw *w)
 {
     static const char hx[] = "0123456789abcdef";
-    if (quote && etl_out_putc(o, '"') != 0)
+    if (w && jquote(w) != 0)
         return -1;
     char buf[256];
     size_t k = 0;
@@ -644,11 +660,13 @@ static int hex_string(struct etl_out *o, const uint8_t *p, size_t n, bool quote)
     }
     if (k && etl_out_write(o, buf, k) != 0)
         return -1;
-    return quote ? etl_out_putc(o, '"') : 0;
+    return w ? jquote(w) : 0;
 }
 
-int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
+/* Writes the list as one JSON object through w. */
+static int json_object(const struct etl_fields *fl, const struct jw *w)
 {
+    struct etl_out *o = w->o;
     bool in_array[ETL_FIELDS_MAX_DEPTH + 1];
     bool first[ETL_FIELDS_MAX_DEPTH + 1];
     unsigned depth = 0;
@@ -670,8 +688,8 @@ int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
             return -1;
         first[depth] = false;
         if (!in_array[depth]) {
-            if (etl_out_putc(o, '"') != 0 || json_name(o, f->name, f->name_len) != 0 ||
-                etl_out_write(o, "\":", 2) != 0)
+            if (jquote(w) != 0 || json_name(w, f->name, f->name_len) != 0 ||
+                jquote(w) != 0 || etl_out_putc(o, ':') != 0)
                 return -1;
         }
         switch (f->type) {
@@ -686,13 +704,13 @@ int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
                 return -1;
             break;
         case ETL_F_STR:
-            if (etl_out_putc(o, '"') != 0 ||
-                json_chars(o, (const char *)etl_field_bytes(fl, f), f->v.a.len) != 0 ||
-                etl_out_putc(o, '"') != 0)
+            if (jquote(w) != 0 ||
+                json_chars(w, (const char *)etl_field_bytes(fl, f), f->v.a.len) != 0 ||
+                jquote(w) != 0)
                 return -1;
             break;
         case ETL_F_BINARY:
-            if (hex_string(o, etl_field_bytes(fl, f), f->v.a.len, true) != 0)
+            if (hex_string(o, etl_field_bytes(fl, f), f->v.a.len, w) != 0)
                 return -1;
             break;
         case ETL_F_PTR:
@@ -707,8 +725,8 @@ int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
             char tmp[256];
             bool js;
             size_t n = fmt_scalar(fl, f, tmp, &js);
-            if ((js && etl_out_putc(o, '"') != 0) || etl_out_write(o, tmp, n) != 0 ||
-                (js && etl_out_putc(o, '"') != 0))
+            if ((js && jquote(w) != 0) || etl_out_write(o, tmp, n) != 0 ||
+                (js && jquote(w) != 0))
                 return -1;
         }
         }
@@ -719,6 +737,22 @@ int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
         depth--;
     }
     return etl_out_putc(o, '}');
+}
+
+int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
+{
+    struct jw w = { o, false };
+    return json_object(fl, &w);
+}
+
+int etl_fields_json_csv(const struct etl_fields *fl, struct etl_out *o)
+{
+    if (fl->n == 0)
+        return etl_out_write(o, "{}", 2);
+    struct jw w = { o, true };
+    if (etl_out_putc(o, '"') != 0 || json_object(fl, &w) != 0)
+        return -1;
+    return etl_out_putc(o, '"');
 }
 
 /* ---- flattened iteration and text ---- */
@@ -786,14 +820,26 @@ const struct etl_field *etl_fields_next(const struct etl_fields *fl,
     return NULL;
 }
 
-/* Writes a text-view string value, quoted and escaped when needed. */
-static int text_string(struct etl_out *o, const char *s, size_t n)
+/* Returns true if byte i of s[0..n) must be escaped in the text view: a C0
+ * control, DEL, a quote or backslash, or a byte of a C1 control (U+0080 to
+ * U+009F, C2 80 to C2 9F in UTF-8), which a terminal would act upon. */
+static bool text_escaped(const unsigned char *s, size_t n, size_t i)
 {
+    unsigned char c = s[i];
+    if (c < 0x20 || c == '"' || c == '\\' || c == 0x7F)
+        return true;
+    if (c == 0xC2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F)
+        return true;
+    return c >= 0x80 && c <= 0x9F && i > 0 && s[i - 1] == 0xC2;
+}
+
+/* Writes a text-view string value, quoted and escaped when needed. */
+static int text_string(struct etl_out *o, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
     bool quote = n == 0;
-    for (size_t i = 0; i < n && !quote; i++) {
-        unsigned char c = (unsigned char)s[i];
-        quote = c <= 0x20 || c == '"' || c == '\\' || c == '=' || c == 0x7F;
-    }
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = s[i] == ' ' || s[i] == '=' || text_escaped(s, n, i);
     if (!quote)
         return etl_out_write(o, s, n);
     static const char hx[] = "0123456789abcdef";
@@ -801,8 +847,8 @@ static int text_string(struct etl_out *o, const char *s, size_t n)
         return -1;
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F)
+        unsigned char c = s[i];
+        if (!text_escaped(s, n, i))
             continue;
         if (i > run && etl_out_write(o, s + run, i - run) != 0)
             return -1;
@@ -841,17 +887,17 @@ int etl_fields_text(const struct etl_fields *fl, struct etl_out *o)
         first = false;
         /* Names come from files too: control bytes and spaces are shown as '_'. */
         char nm[sizeof it.name];
-        for (size_t i = 0; i < it.name_len; i++) {
-            unsigned char c = (unsigned char)it.name[i];
-            nm[i] = (c <= 0x20 || c == 0x7F || c == '=') ? '_' : (char)c;
-        }
+        const unsigned char *u = (const unsigned char *)it.name;
+        for (size_t i = 0; i < it.name_len; i++)
+            nm[i] = (u[i] == ' ' || u[i] == '=' || text_escaped(u, it.name_len, i))
+                        ? '_' : it.name[i];
         if (etl_out_write(o, nm, it.name_len) != 0 || etl_out_putc(o, '=') != 0)
             return -1;
         int r;
         if (f->type == ETL_F_STR) {
             r = text_string(o, (const char *)etl_field_bytes(fl, f), f->v.a.len);
         } else if (f->type == ETL_F_BINARY) {
-            r = hex_string(o, etl_field_bytes(fl, f), f->v.a.len, false);
+            r = hex_string(o, etl_field_bytes(fl, f), f->v.a.len, NULL);
         } else {
             char tmp[256];
             bool js;

@@ -23,7 +23,7 @@
  *   text  name=value pairs separated by one space; nested names dotted
  *         (a.b=1), array elements indexed (a[0]=1); a string is quoted when it
  *         is empty or holds a space, a quote, a backslash, '=' or a control
- *         character.
+ *         character (C0, DEL or C1; controls are written \xNN).
  *
  * This module depends on nothing of the reader; rendering writes to the
  * buffered output of print/out.h.
@@ -180,6 +180,10 @@ const struct etl_field *etl_fields_next(const struct etl_fields *fl,
 /* Writes the list as one JSON object ({} when empty). Returns 0, or -1 after
  * a write error. */
 int etl_fields_json(const struct etl_fields *fl, struct etl_out *o);
+
+/* The same as one CSV field (RFC 4180): the JSON text between quotes, its
+ * own quotes doubled ("{}" unquoted when empty). */
+int etl_fields_json_csv(const struct etl_fields *fl, struct etl_out *o);
 
 /* Writes the list as name=value pairs separated by spaces (nothing when
  * empty). Returns 0, or -1 after a write error. */

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "fields.h"
 #include "fmt.h"
 
 /* Returns the length of the printable UTF-8 character at s, or 0 for
@@ -117,6 +118,18 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
         const struct etl_column *c = &t->cols[i];
         if (c->text_hidden)
             continue;
+        if (c->type == ETL_COL_FIELDS && !t->vertical) {
+            /* name=value pairs, not padded (the last column). */
+            const struct etl_fields *fl = vals[i].set ? vals[i].v.p : NULL;
+            if (!first)
+                etl_out_putc(p->out, ' ');
+            first = false;
+            if (fl && fl->n)
+                etl_fields_text(fl, p->out);
+            else
+                etl_out_putc(p->out, '-');
+            continue;
+        }
         const char *s = "-";
         size_t n = 1;
         bool from_file = false;

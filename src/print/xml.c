@@ -35,6 +35,7 @@
 #include <libxml/xmlIO.h>
 #include <libxml/xmlwriter.h>
 
+#include "fields.h"
 #include "fmt.h"
 
 /* The version attribute of the root element (bump on incompatible changes). */
@@ -51,6 +52,8 @@ struct xml_state {
     xmlTextWriterPtr w;
     char *row;           /* the row being composed */
     size_t row_len, row_cap;
+    char *val;           /* one field's value (ETL_COL_FIELDS) */
+    size_t val_cap;
     const struct etl_table *lens_of; /* the table name_len[] describes */
     size_t name_len[64];             /* its column names' lengths */
     bool started;        /* the declaration and <etldump> are written */
@@ -328,6 +331,50 @@ static int row_attr_str(struct xml_state *x, const char *name, size_t nlen,
     return rc;
 }
 
+/* Appends a <data name="..." value="..."/> child per field of fl (flattened
+ * names, values as the text view shows them, unquoted) to the row; 0 or -1
+ * when out of memory. */
+static int row_fields(struct xml_state *x, const struct etl_fields *fl)
+{
+    struct etl_fields_iter it;
+    etl_fields_iter_init(&it);
+    const struct etl_field *f;
+    while ((f = etl_fields_next(fl, &it)) != NULL) {
+        size_t need = etl_field_value_text(fl, f, NULL, 0);
+        if (need > (SIZE_MAX - 1) / 3)
+            return -1;
+        if (3 * need + 1 > x->val_cap) {
+            char *v = realloc(x->val, 3 * need + 1);
+            if (!v)
+                return -1;
+            x->val = v;
+            x->val_cap = 3 * need + 1;
+        }
+        etl_field_value_text(fl, f, x->val, need + 1);
+        /* A string may hold U+0000, which XML cannot: U+FFFD instead. */
+        size_t nul = 0;
+        for (size_t i = 0; i < need; i++)
+            nul += x->val[i] == '\0';
+        for (size_t i = need, o = need + 2 * nul; nul > 0 && i-- > 0;) {
+            if (x->val[i] != '\0') {
+                x->val[--o] = x->val[i];
+            } else {
+                o -= 3;
+                memcpy(x->val + o, "\xEF\xBF\xBD", 3);
+            }
+        }
+        x->val[need + 2 * nul] = '\0';
+        if (row_reserve(x, 3 * INDENT_LEN + 5) < 0)
+            return -1;
+        row_put(x, INDENT INDENT INDENT "<data", 3 * INDENT_LEN + 5);
+        if (row_attr_str(x, "name", 4, it.name) < 0 ||
+            row_attr_str(x, "value", 5, x->val) < 0 || row_reserve(x, 3) < 0)
+            return -1;
+        row_put(x, "/>\n", 3);
+    }
+    return 0;
+}
+
 /* ---- printer operations ------------------------------------------------- */
 
 /* Closes the open <file> element, if any; 0 or -1. */
@@ -383,12 +430,15 @@ static int xml_row(struct etl_printer *p, const struct etl_value *vals)
         x->lens_of = t;
     }
     char buf[64];
+    const struct etl_fields *fl = NULL;
     for (size_t i = 0; i < t->ncols; i++) {
         if (!vals[i].set)
             continue;
         const struct etl_column *c = &t->cols[i];
         size_t nlen = i < 64 ? x->name_len[i] : strlen(c->name);
-        if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
+        if (c->type == ETL_COL_FIELDS) {
+            fl = vals[i].v.p; /* children, after the attributes */
+        } else if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
             /* Names are etldump's own ASCII, but checking them costs one
              * scan and keeps the document well-formed whatever a view
              * hands over. */
@@ -403,9 +453,21 @@ static int xml_row(struct etl_printer *p, const struct etl_value *vals)
             x->row[x->row_len++] = '"';
         }
     }
-    if (row_reserve(x, 3) < 0)
-        return xml_nomem(p);
-    row_put(x, "/>\n", 3);
+    if (fl && fl->n) {
+        /* <event ...> <data .../>... </event> */
+        if (row_reserve(x, 2) < 0)
+            return xml_nomem(p);
+        row_put(x, ">\n", 2);
+        if (row_fields(x, fl) < 0 || row_reserve(x, 2 * INDENT_LEN + 4 + name_len) < 0)
+            return xml_nomem(p);
+        row_put(x, INDENT INDENT "</", 2 * INDENT_LEN + 2);
+        row_put(x, t->name, name_len);
+        row_put(x, ">\n", 2);
+    } else {
+        if (row_reserve(x, 3) < 0)
+            return xml_nomem(p);
+        row_put(x, "/>\n", 3);
+    }
     if (x->row_len > INT32_MAX ||
         xmlTextWriterWriteRawLen(x->w, BAD_CAST x->row, (int)x->row_len) < 0)
         return -1;
@@ -471,6 +533,7 @@ static void xml_destroy(struct etl_printer *p)
     if (x->w)
         xmlFreeTextWriter(x->w); /* also frees the output buffer */
     free(x->row);
+    free(x->val);
     free(x);
     p->priv = NULL;
 }
