@@ -52,33 +52,34 @@ static bool dec_thread(const struct etl_event *ev, struct etl_cursor *c,
     return st != ETL_PT_SHORT;
 }
 
-#define HOOK(h, last, kind, name, fn) { h, last, NULL, 0, 0, 255, kind, name, fn }
+/* An entry's event names are the kernel table's (klayouts.c). */
+#define HOOK(h, last, kind, fn) { h, last, NULL, 0, 0, 255, kind, fn }
 
 /* The table, sorted by HookId; ranges do not overlap but for versions. */
 static const struct etl_decoder table[] = {
-    HOOK(0x0000, 0x0000, ETL_REC_LOGFILE, "EventTrace/Header", NULL),
-    HOOK(0x0005, 0x0005, ETL_REC_HEADER_EXT, "EventTrace/Extension", dec_header_ext),
-    HOOK(0x0020, 0x0020, ETL_REC_HEADER_EXT, "EventTrace/EndExtension", dec_header_ext),
-    HOOK(0x0301, 0x0301, ETL_REC_PROCESS, "Process/Start", dec_process),
-    HOOK(0x0302, 0x0302, ETL_REC_PROCESS, "Process/End", dec_process),
-    HOOK(0x0303, 0x0303, ETL_REC_PROCESS, "Process/DCStart", dec_process),
-    HOOK(0x0304, 0x0304, ETL_REC_PROCESS, "Process/DCEnd", dec_process),
-    HOOK(0x030B, 0x030B, ETL_REC_PROCESS, "Process/Terminate", dec_process),
-    HOOK(0x0320, 0x0320, ETL_REC_PROCESS, "Process/PerfCtr", dec_process),
-    HOOK(0x0321, 0x0321, ETL_REC_PROCESS, "Process/PerfCtrRundown", dec_process),
-    HOOK(0x0327, 0x0327, ETL_REC_PROCESS, "Process/Defunct", dec_process),
-    HOOK(0x0501, 0x0501, ETL_REC_THREAD, "Thread/Start", dec_thread),
-    HOOK(0x0502, 0x0502, ETL_REC_THREAD, "Thread/End", dec_thread),
-    HOOK(0x0503, 0x0503, ETL_REC_THREAD, "Thread/DCStart", dec_thread),
-    HOOK(0x0504, 0x0504, ETL_REC_THREAD, "Thread/DCEnd", dec_thread),
-    HOOK(0x0524, 0x0524, ETL_REC_CSWITCH, "Thread/CSwitch", dec_cswitch),
-    HOOK(0x0525, 0x0525, ETL_REC_CSWITCH_BATCH, "Thread/CompactCSwitch", dec_batch),
-    HOOK(0x0548, 0x0548, ETL_REC_THREAD, "Thread/SetName", dec_thread),
+    HOOK(0x0000, 0x0000, ETL_REC_LOGFILE, NULL),
+    HOOK(0x0005, 0x0005, ETL_REC_HEADER_EXT, dec_header_ext),
+    HOOK(0x0020, 0x0020, ETL_REC_HEADER_EXT, dec_header_ext),
+    HOOK(0x0301, 0x0301, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0302, 0x0302, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0303, 0x0303, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0304, 0x0304, ETL_REC_PROCESS, dec_process),
+    HOOK(0x030B, 0x030B, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0320, 0x0320, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0321, 0x0321, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0327, 0x0327, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0501, 0x0501, ETL_REC_THREAD, dec_thread),
+    HOOK(0x0502, 0x0502, ETL_REC_THREAD, dec_thread),
+    HOOK(0x0503, 0x0503, ETL_REC_THREAD, dec_thread),
+    HOOK(0x0504, 0x0504, ETL_REC_THREAD, dec_thread),
+    HOOK(0x0524, 0x0524, ETL_REC_CSWITCH, dec_cswitch),
+    HOOK(0x0525, 0x0525, ETL_REC_CSWITCH_BATCH, dec_batch),
+    HOOK(0x0548, 0x0548, ETL_REC_THREAD, dec_thread),
 };
 
 /* The entry for everything else. */
 static const struct etl_decoder generic = { 0, 0xFFFF, NULL, 0, 0, 255, ETL_REC_NONE,
-                                            NULL, NULL };
+                                            NULL };
 
 #define NTABLE (sizeof table / sizeof table[0])
 

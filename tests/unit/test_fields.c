@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decode/dispatch.h"
 #include "decode/kfields.h"
 #include "decode/metadata.h"
 #include "decode/payload.h"
@@ -233,6 +234,30 @@ START_TEST(kernel_tables_are_consistent)
 }
 END_TEST
 
+START_TEST(one_name_per_event)
+{
+    /* Every HookId the dispatch table decodes is named by the kernel table,
+     * the names' group parts are their group's name (the Process group's
+     * old Image/Load hook aside), and every group has a name. */
+    for (unsigned h = 0; h <= 0xFFFF; h++) {
+        struct etl_event ev = kevent(ETL_KIND_PERFINFO64, (uint16_t)h, 2, NULL, 0);
+        if (etl_dispatch(&ev)->kind != ETL_REC_NONE)
+            ck_assert_msg(etl_kernel_event_name(&ev), "HookId 0x%04x has no name", h);
+    }
+    for (size_t i = 0; i < etl_nknames; i++) {
+        const char *g = etl_kernel_group_name(etl_knames[i].group);
+        ck_assert_ptr_nonnull(g);
+        if (strcmp(etl_knames[i].name, "Image/Load") == 0)
+            continue;
+        size_t n = strlen(g);
+        ck_assert_msg(strncmp(etl_knames[i].name, g, n) == 0 && etl_knames[i].name[n] == '/',
+                      "%s is not in group %s", etl_knames[i].name, g);
+    }
+    ck_assert_str_eq(etl_kernel_hook_name(0x0524), "Thread/CSwitch");
+    ck_assert_ptr_null(etl_kernel_hook_name(0x0599));
+}
+END_TEST
+
 START_TEST(tracelogging_hw3d)
 {
     /* hw3d-trace.etl: provider traits "Atum-Hw3d", event "WinMain" with
@@ -362,6 +387,7 @@ int main(void)
     tcase_add_test(tc, kernel_process_v4);
     tcase_add_test(tc, kernel_damage_and_newer_version);
     tcase_add_test(tc, kernel_tables_are_consistent);
+    tcase_add_test(tc, one_name_per_event);
     tcase_add_test(tc, tracelogging_hw3d);
     tcase_add_test(tc, real_traces);
     tcase_set_timeout(tc, 120);
