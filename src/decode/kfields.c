@@ -114,6 +114,23 @@ struct kread {
 
 static bool read_list(struct kread *r, const struct etl_kfield *list, unsigned depth);
 
+/* Skips the zero padding before field f when it is aligned (base: where its
+ * structure begins); false when the padding is missing or not zero. */
+static bool align(struct kread *r, const struct etl_kfield *f, size_t base)
+{
+    size_t a = etl_intype_size(f->in, r->ptr);
+    if (!(f->flags & ETL_KF_ALIGN) || a < 2)
+        return true;
+    size_t pad = (a - (r->c->pos - base) % a) % a;
+    if (pad > etl_cur_left(r->c))
+        return false;
+    for (size_t i = 0; i < pad; i++)
+        if (r->c->base[r->c->pos + i] != 0)
+            return false;
+    r->c->pos += pad;
+    return true;
+}
+
 /* Reads one value of field f (an array element when named is false);
  * len is its length or ETL_LEN_NONE; *val receives an integer's value. */
 static bool read_value(struct kread *r, const struct etl_kfield *f, bool named,
@@ -133,11 +150,13 @@ static bool read_value(struct kread *r, const struct etl_kfield *f, bool named,
 }
 
 /* Reads field f (number k of its list, vals holding the values of the
- * fields before it); false at damage. */
+ * fields before it; its structure begins at base); false at damage. */
 static bool read_field(struct kread *r, const struct etl_kfield *f, unsigned k,
-                       const uint64_t *val, unsigned depth, uint64_t *v)
+                       const uint64_t *val, unsigned depth, size_t base, uint64_t *v)
 {
     *v = 0;
+    if (!align(r, f, base))
+        return false;
     if (f->flags & ETL_KF_REPEAT) {
         for (unsigned i = 0; etl_cur_left(r->c) > 0; i++) {
             if (i >= ETL_KREPEAT_MAX || !r->repeat ||
@@ -175,6 +194,7 @@ static bool read_field(struct kread *r, const struct etl_kfield *f, unsigned k,
 static bool read_list(struct kread *r, const struct etl_kfield *list, unsigned depth)
 {
     uint64_t val[ETL_KFIELDS_MAX];
+    size_t base = r->c->pos;
     if (depth > ETL_FIELDS_MAX_DEPTH)
         return false;
     for (unsigned k = 0; list[k].name; k++) {
@@ -184,7 +204,7 @@ static bool read_list(struct kread *r, const struct etl_kfield *list, unsigned d
         size_t pos = r->c->pos, n = r->out->n, alen = r->out->alen;
         unsigned open = r->out->depth;
         uint64_t v;
-        if (!read_field(r, f, k, val, depth, &v)) {
+        if (!read_field(r, f, k, val, depth, base, &v)) {
             if (depth == 0) {
                 r->c->pos = pos;
                 r->out->n = n;

@@ -88,6 +88,9 @@ enum {
                                * or bytes) is the value of field number len */
     ETL_KF_STRUCT = 1u << 6,  /* the value (or each element) is a structure
                                * of the fields at members */
+    ETL_KF_ALIGN = 1u << 7,   /* aligned like a C structure member: zero
+                               * padding up to a multiple of its size from the
+                               * start of its structure is skipped */
 };
 
 /* One field: a TDH input type (decode/intype.h), a display hint, flags. */

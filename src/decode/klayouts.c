@@ -599,11 +599,6 @@ const struct etl_kname etl_knames[] = {
 };
 const size_t etl_nknames = sizeof etl_knames / sizeof etl_knames[0];
 
-/* GUIDs in file byte order: Data1 and Data2, Data3 little-endian. */
-#define GB(d1, d2, d3, a, b, c, d, e, f, g, h)                                   \
-    { (uint8_t)(d1), (uint8_t)((d1) >> 8), (uint8_t)((d1) >> 16),                \
-      (uint8_t)((d1) >> 24), (uint8_t)(d2), (uint8_t)((d2) >> 8), (uint8_t)(d3), \
-      (uint8_t)((d3) >> 8), a, b, c, d, e, f, g, h }
 const struct etl_kguid etl_kguids[] = {
     { GB(0x68fdd900u, 0x4a3e, 0x11d1, 0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3), G_EVENTTRACE },
     { GB(0x3d6fa8d4u, 0xfe05, 0x11d0, 0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c), G_DISKIO },

@@ -49,4 +49,10 @@
 #define ARR_FROM(n, t, i) { n, t, ETL_H_NONE, ETL_KF_COUNT_FROM, i, NULL }
 #define BIN_FROM(n, i) { n, ETL_IN_BINARY, ETL_H_NONE, ETL_KF_LEN_FROM, i, NULL }
 
+/* GUIDs in file byte order: Data1 and Data2, Data3 little-endian. */
+#define GB(d1, d2, d3, a, b, c, d, e, f, g, h)                                   \
+    { (uint8_t)(d1), (uint8_t)((d1) >> 8), (uint8_t)((d1) >> 16),                \
+      (uint8_t)((d1) >> 24), (uint8_t)(d2), (uint8_t)((d2) >> 8), (uint8_t)(d3), \
+      (uint8_t)((d3) >> 8), a, b, c, d, e, f, g, h }
+
 #endif

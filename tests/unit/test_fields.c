@@ -258,6 +258,88 @@ START_TEST(one_name_per_event)
 }
 END_TEST
 
+START_TEST(builtin_tables_are_sorted_and_named)
+{
+    for (size_t i = 0; i < etl_npproviders; i++) {
+        const struct etl_pprovider *p = &etl_pproviders[i];
+        size_t n = strlen(p->name);
+        for (size_t k = 0; k < p->nev; k++) {
+            const struct etl_pevent *e = &p->ev[k];
+            ck_assert_uint_le(e->vmin, e->vmax);
+            ck_assert_msg(strncmp(e->name, p->name, n) == 0 && e->name[n] == '/',
+                          "%s is not named after %s", e->name, p->name);
+            if (k)
+                ck_assert_msg(p->ev[k - 1].id < e->id ||
+                                  (p->ev[k - 1].id == e->id && p->ev[k - 1].vmax < e->vmin),
+                              "%s: event %u out of order", p->name, e->id);
+        }
+    }
+}
+END_TEST
+
+/* An EVENT_HEADER event of the .NET runtime's provider. */
+static struct etl_event clr_event(unsigned id, unsigned version, const uint8_t *d, size_t n)
+{
+    static const uint8_t clr[16] = { 0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e,
+                                     0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4 };
+    struct etl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ETL_KIND_EVENT_HEADER64;
+    ev.ptr_size = 8;
+    ev.flags = ETL_EV_GUID | ETL_EV_EVENT_ID | ETL_EV_VERSION;
+    ev.event_id = (uint16_t)id;
+    ev.version = (uint16_t)version;
+    memcpy(ev.guid, clr, 16);
+    ev.data = d;
+    ev.data_len = (uint32_t)n;
+    return ev;
+}
+
+START_TEST(clr_loh_compact_and_dynamic_event)
+{
+    /* GCLOHCompact of pv-gcevents-circular.etl: ClrInstanceID 8, one value
+     * of 32 bytes: TimePlan 1, TimeCompact 17, TimeRelocate 0, four bytes of
+     * padding before the 8-byte TotalRefs, ZeroRefs. */
+    uint8_t loh[36] = { 0x08, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x11 };
+    struct etl_event ev = clr_event(208, 0, loh, sizeof loh);
+    struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
+    const char *name;
+    size_t at;
+    ck_assert_int_eq(etl_builtin_fields(&ev, &c, &fl, &name, &at), ETL_FDEC_OK);
+    ck_assert_str_eq(name, "Microsoft-Windows-DotNETRuntime/GarbageCollection/GCLOHCompact");
+    ck_assert_str_eq(render(false),
+        "{\"ClrInstanceID\":8,\"Count\":1,\"Values\":[{\"TimePlan\":1,\"TimeCompact\":17,"
+        "\"TimeRelocate\":0,\"TotalRefs\":0,\"ZeroRefs\":0}]}");
+    /* Padding that is not zero is not padding: the values are damaged and
+     * given back whole. */
+    loh[16] = 0xAA;
+    etl_fields_reset(&fl);
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_builtin_fields(&ev, &c, &fl, &name, &at), ETL_FDEC_DAMAGED);
+    ck_assert_uint_eq(at, 4);
+    ck_assert_str_eq(render(false), "{\"ClrInstanceID\":8,\"Count\":1}");
+    /* GCDynamicEvent of dnperf-dynamicevents.etl: a name, a byte count and
+     * that many bytes. */
+    static const uint8_t dyn[] = {
+        'C', 0, 'o', 0, 'm', 0, 'm', 0, 'i', 0, 't', 0, 't', 0, 'e', 0, 'd', 0, 'U', 0,
+        's', 0, 'a', 0, 'g', 0, 'e', 0, 0, 0, 0x04, 0, 0, 0, 0x01, 0x00, 0x00, 0x70,
+        0x09, 0x00,
+    };
+    etl_fields_reset(&fl);
+    ev = clr_event(39, 0, dyn, sizeof dyn);
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_builtin_fields(&ev, &c, &fl, &name, &at), ETL_FDEC_OK);
+    ck_assert_str_eq(render(true),
+        "Name=CommittedUsage DataSize=4 Data=01000070 ClrInstanceID=9");
+    /* A version above the table's newest: its known prefix, then the rest. */
+    etl_fields_reset(&fl);
+    ev = clr_event(39, 7, dyn, sizeof dyn);
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_builtin_fields(&ev, &c, &fl, &name, &at), ETL_FDEC_OK);
+    ck_assert_ptr_null(etl_builtin_event_name(&(struct etl_event){ .kind = ETL_KIND_FULL64 }));
+}
+END_TEST
+
 START_TEST(tracelogging_hw3d)
 {
     /* hw3d-trace.etl: provider traits "Atum-Hw3d", event "WinMain" with
@@ -388,6 +470,8 @@ int main(void)
     tcase_add_test(tc, kernel_damage_and_newer_version);
     tcase_add_test(tc, kernel_tables_are_consistent);
     tcase_add_test(tc, one_name_per_event);
+    tcase_add_test(tc, builtin_tables_are_sorted_and_named);
+    tcase_add_test(tc, clr_loh_compact_and_dynamic_event);
     tcase_add_test(tc, tracelogging_hw3d);
     tcase_add_test(tc, real_traces);
     tcase_set_timeout(tc, 120);
