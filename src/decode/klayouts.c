@@ -562,6 +562,10 @@ const struct etl_kname etl_knames[] = {
     N(G_SYSCONFIG, 33, "SysConfig/DeviceFamily"),
     N(G_SYSCONFIG, 34, "SysConfig/FlightIds"),
     N(G_SYSCONFIG, 35, "SysConfig/Processors"),
+    /* evntrace.h EVENT_TRACE_TYPE_CONFIG_VIRTUALIZATION and _BOOT: named, no
+     * public layout (their payloads stay payload_hex). */
+    N(G_SYSCONFIG, 36, "SysConfig/Virtualization"),
+    N(G_SYSCONFIG, 37, "SysConfig/Boot"),
     N(G_PERFINFO, 46, "PerfInfo/SampledProfile"),
     N(G_PERFINFO, 51, "PerfInfo/SysCallEnter"),
     N(G_PERFINFO, 52, "PerfInfo/SysCallExit"),
