@@ -135,8 +135,15 @@ enum etl_result {
 enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts *o,
                          struct etl_printer *p, const struct etl_messages *m);
 
-/* Releases what the library keeps for the whole process (libxml2's tables,
- * once the XML printer has been used); call once, after the last run. */
+/* Sets up what the library keeps for the whole process (libxml2, used by
+ * the XML printer and to read the manifests traces carry); call once,
+ * before the first run and before any other thread uses the library.
+ * Returns 0, or -1 when memory ran out. A program that does not call it
+ * gets the same set-up on first use. */
+int etl_library_begin(void);
+
+/* Releases what the library keeps for the whole process (libxml2's tables);
+ * call once, after the last run. */
 void etl_library_end(void);
 
 /* ---- views that read no trace --------------------------------------------------- */

@@ -422,9 +422,10 @@ static int run(int argc, char **argv, struct etl_filter *filter)
 
 int main(int argc, char **argv)
 {
-    struct etl_filter *filter = etl_filter_new();
-    if (!filter) {
+    struct etl_filter *filter = NULL;
+    if (etl_library_begin() != 0 || !(filter = etl_filter_new())) {
         fprintf(stderr, "%s: out of memory\n", progname);
+        etl_library_end();
         return EXIT_NOMEM;
     }
     int status = run(argc, argv, filter);

@@ -18,6 +18,7 @@
 #include <libxml/tree.h>
 
 #include "fmt.h"
+#include "xmlsetup.h"
 
 /* Most properties of one event (fields and structure members). */
 #define MAX_PROPS 1024u
@@ -404,30 +405,55 @@ static bool walk(struct builder *b, xmlNodePtr node, etl_manifest_fn fn, void *c
     return true;
 }
 
+/* The manifest's text, handed to libxml2 as it asks for it (read through a
+ * callback rather than from memory: libxml2 2.9's in-memory input leaks a
+ * buffer when an allocation fails). */
+struct text {
+    const char *p;
+    size_t left;
+};
+
+static int text_read(void *ctx, char *buf, int len)
+{
+    struct text *t = ctx;
+    size_t n = len < 0 ? 0 : (size_t)len;
+    if (n > t->left)
+        n = t->left;
+    memcpy(buf, t->p, n);
+    t->p += n;
+    t->left -= n;
+    return (int)n;
+}
+
+static int text_close(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
 int etl_manifest_read(const char *xml, size_t len, etl_manifest_fn fn, void *ctx)
 {
-    if (len > INT32_MAX)
-        return 0;
-    xmlInitParser();
+    /* libxml2 does not report every allocation that fails: its failures
+     * are counted instead, and any ends the run. */
+    unsigned long failed = etl_xml_failures();
+    etl_xml_setup();
     xmlParserCtxtPtr pc = xmlNewParserCtxt();
-    if (!pc)
-        return -1;
-    xmlDocPtr doc = xmlCtxtReadMemory(pc, xml, (int)len, NULL, NULL,
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR |
-                                          XML_PARSE_NOWARNING);
-    bool nomem = pc->errNo == XML_ERR_NO_MEMORY;
+    xmlDocPtr doc = NULL;
+    struct text t = { xml, len };
+    if (pc)
+        doc = xmlCtxtReadIO(pc, text_read, text_close, &t, NULL, NULL,
+                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     xmlFreeParserCtxt(pc);
-    if (!doc || nomem) {
-        xmlFreeDoc(doc);
-        return nomem ? -1 : 0;
-    }
-    struct builder *b = calloc(1, sizeof *b);
-    int r = -1;
-    if (b) {
-        r = walk(b, xmlDocGetRootElement(doc), fn, ctx, 0) ? 1 : -1;
-        free(b->blob);
-        free(b);
+    int r = 0;
+    if (doc && etl_xml_failures() == failed) {
+        struct builder *b = calloc(1, sizeof *b);
+        r = -1;
+        if (b) {
+            r = walk(b, xmlDocGetRootElement(doc), fn, ctx, 0) ? 1 : -1;
+            free(b->blob);
+            free(b);
+        }
     }
     xmlFreeDoc(doc);
-    return r;
+    return etl_xml_failures() != failed ? -1 : r;
 }

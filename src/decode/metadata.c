@@ -409,6 +409,18 @@ bool etl_meta_add(struct etl_meta *m, const struct etl_event *ev)
     return true;
 }
 
+bool etl_meta_key(const struct etl_meta *m, size_t i, uint8_t guid[16], unsigned *code,
+                  unsigned *version, bool *classic)
+{
+    if (i >= m->nev)
+        return false;
+    memcpy(guid, m->ev[i].guid, 16);
+    *code = m->ev[i].code;
+    *version = m->ev[i].version;
+    *classic = m->ev[i].classic;
+    return true;
+}
+
 const char *etl_meta_provider_name(const struct etl_meta *m, const uint8_t guid[16])
 {
     for (size_t i = 0; i < m->nev; i++) {

@@ -95,6 +95,12 @@ bool etl_meta_add(struct etl_meta *m, const struct etl_event *ev);
  * class guid) as its descriptions give it, or NULL. */
 const char *etl_meta_provider_name(const struct etl_meta *m, const uint8_t guid[16]);
 
+/* Gives the key of description number i (guid, event id or opcode,
+ * version, whether it is a classic event keyed by event GUID and opcode);
+ * false when there are not that many. For tests. */
+bool etl_meta_key(const struct etl_meta *m, size_t i, uint8_t guid[16], unsigned *code,
+                  unsigned *version, bool *classic);
+
 /* Returns the name of ev from its description ("Provider/Task/Opcode" or
  * "Provider/EventName"), or NULL when the registry does not describe ev. */
 const char *etl_meta_event_name(const struct etl_meta *m, const struct etl_event *ev);

@@ -192,8 +192,10 @@ enum etl_fdec etl_payload_decode(struct etl_payload *pl, const struct etl_event 
     size_t from = st == ETL_FDEC_NO_LAYOUT ? 0 : st == ETL_FDEC_OK ? ev->data_len : *at;
     if (from > ev->data_len)
         from = ev->data_len;
-    if (from < ev->data_len)
-        etl_fields_binary(out, NM("payload_hex"), ev->data + from, ev->data_len - from);
+    pl->hex = 0;
+    if (from < ev->data_len &&
+        etl_fields_binary(out, NM("payload_hex"), ev->data + from, ev->data_len - from))
+        pl->hex = ev->data_len - from;
     *name = n;
     return st;
 }

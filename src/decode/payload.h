@@ -46,6 +46,7 @@ struct etl_payload {
     struct etl_ktable kt;
     struct etl_meta meta;
     struct etl_fields fields;        /* the event decoded last */
+    size_t hex;                      /* its payload_hex bytes (0: none) */
     char name[ETL_PAYLOAD_NAME_MAX]; /* names made for the event named last */
     struct etl_tl_provider *tl;      /* TraceLogging provider names seen */
     size_t ntl;

@@ -37,6 +37,7 @@
 
 #include "fields.h"
 #include "fmt.h"
+#include "xmlsetup.h"
 
 /* The version attribute of the root element (bump on incompatible changes). */
 #define XML_FORMAT_VERSION "1"
@@ -208,7 +209,7 @@ static struct xml_state *xml_get(struct etl_printer *p)
     }
     if (!x->w) {
         /* libxml2 is set up on first use (etl_library_end releases it). */
-        xmlInitParser();
+        etl_xml_setup();
         xmlOutputBufferPtr ob =
             xmlOutputBufferCreateIO(xml_write_cb, xml_close_cb, p->out, NULL);
         if (!ob) {
