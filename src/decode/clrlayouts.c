@@ -17,7 +17,7 @@
 #define BOOL32(n) F(n, ETL_IN_BOOLEAN)
 #define DBL(n) F(n, ETL_IN_DOUBLE)
 /* A field aligned like a C structure member. */
-#define AL(n, t) { n, t, ETL_H_NONE, ETL_KF_ALIGN, 0, NULL }
+#define AL(n, t) { n, t, ETL_H_NONE, ETL_KF_ALIGN, 0, sizeof(n) - 1, NULL }
 #define NONE FIELDS(END)
 #define EV(id, v0, v1, name, fields) { id, v0, v1, name, fields }
 #define CLR U16("ClrInstanceID")

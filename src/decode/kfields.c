@@ -131,13 +131,28 @@ static bool align(struct kread *r, const struct etl_kfield *f, size_t base)
     return true;
 }
 
+static bool read_one(struct kread *r, const struct etl_kfield *f, const char *nm, size_t nl,
+                     uint32_t len, unsigned depth, uint64_t *val);
+
 /* Reads one value of field f (an array element when named is false);
  * len is its length or ETL_LEN_NONE; *val receives an integer's value. */
 static bool read_value(struct kread *r, const struct etl_kfield *f, bool named,
                        uint32_t len, unsigned depth, uint64_t *val)
 {
     const char *nm = named ? f->name : NULL;
-    size_t nl = named ? strlen(f->name) : 0;
+    size_t nl = named ? f->nlen : 0;
+    size_t at = r->out->n;
+    bool ok = read_one(r, f, nm, nl, len, depth, val);
+    /* The tables' names need no escaping. */
+    if (named && r->out->n > at)
+        r->out->f[at].plain = 1;
+    return ok;
+}
+
+/* read_value's work: the value of field f named nm (NULL in arrays). */
+static bool read_one(struct kread *r, const struct etl_kfield *f, const char *nm, size_t nl,
+                     uint32_t len, unsigned depth, uint64_t *val)
+{
     *val = 0;
     if (f->flags & ETL_KF_STRUCT) {
         etl_fields_struct_begin(r->out, nm, nl);
@@ -145,8 +160,13 @@ static bool read_value(struct kread *r, const struct etl_kfield *f, bool named,
         etl_fields_struct_end(r->out);
         return ok;
     }
-    return etl_intype_read(r->out, nm, nl, f->in, (enum etl_hint)f->hint, len, r->c, r->ptr,
-                           val) == 1;
+    int got = f->hint == ETL_H_NONE
+                  ? etl_intype_read_int(r->out, nm, nl, f->in, r->c, r->ptr, val)
+                  : -1;
+    if (got < 0)
+        got = etl_intype_read(r->out, nm, nl, f->in, (enum etl_hint)f->hint, len, r->c,
+                              r->ptr, val);
+    return got == 1;
 }
 
 /* Reads field f (number k of its list, vals holding the values of the
@@ -182,7 +202,8 @@ static bool read_field(struct kread *r, const struct etl_kfield *f, unsigned k,
         return false;
     uint64_t ev;
     bool ok = true;
-    etl_fields_array_begin(r->out, f->name, strlen(f->name));
+    if (etl_fields_array_begin(r->out, f->name, f->nlen))
+        r->out->f[r->out->n - 1].plain = 1;
     for (uint64_t i = 0; i < count && ok; i++)
         ok = read_value(r, f, false, len, depth, &ev);
     etl_fields_array_end(r->out);
@@ -204,7 +225,14 @@ static bool read_list(struct kread *r, const struct etl_kfield *list, unsigned d
         size_t pos = r->c->pos, n = r->out->n, alen = r->out->alen;
         unsigned open = r->out->depth;
         uint64_t v;
-        if (!read_field(r, f, k, val, depth, base, &v)) {
+        int got = -1;
+        if (f->flags == 0 && f->hint == ETL_H_NONE) {
+            /* The usual field: one integer. */
+            got = etl_intype_read_int(r->out, f->name, f->nlen, f->in, r->c, r->ptr, &v);
+            if (got == 1 && r->out->n > n)
+                r->out->f[n].plain = 1;
+        }
+        if (got == 0 || (got < 0 && !read_field(r, f, k, val, depth, base, &v))) {
             if (depth == 0) {
                 r->c->pos = pos;
                 r->out->n = n;

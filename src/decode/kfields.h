@@ -100,6 +100,7 @@ struct etl_kfield {
     uint8_t hint;             /* enum etl_hint */
     uint8_t flags;            /* ETL_KF_* */
     uint16_t len;
+    uint8_t nlen;             /* strlen(name) */
     const struct etl_kfield *members; /* ETL_KF_STRUCT: ended by a NULL name */
 };
 

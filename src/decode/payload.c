@@ -61,6 +61,8 @@ static bool learn_tl(struct etl_payload *pl, const struct etl_event *ev)
 
 bool etl_payload_learn(struct etl_payload *pl, const struct etl_event *ev)
 {
+    if (!(ev->flags & ETL_EV_GUID))
+        return !pl->nomem; /* kernel events carry no metadata */
     if (ev->ext_items && !learn_tl(pl, ev))
         pl->nomem = true;
     etl_meta_add(&pl->meta, ev);

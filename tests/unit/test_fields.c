@@ -212,8 +212,24 @@ START_TEST(kernel_damage_and_newer_version)
 }
 END_TEST
 
+/* Checks that every field of list (and of its structures) knows its name's
+ * length. */
+static void check_lengths(const struct etl_kfield *list)
+{
+    for (; list->name; list++) {
+        ck_assert_msg(list->nlen == strlen(list->name), "%s", list->name);
+        if (list->members)
+            check_lengths(list->members);
+    }
+}
+
 START_TEST(kernel_tables_are_consistent)
 {
+    for (size_t l = 0; l < etl_nklayouts; l++)
+        check_lengths(etl_klayouts[l].fields);
+    for (size_t i = 0; i < etl_npproviders; i++)
+        for (size_t k = 0; k < etl_pproviders[i].nev; k++)
+            check_lengths(etl_pproviders[i].ev[k].fields);
     /* The names are sorted by (group, opcode) for the binary search, and
      * every layout's opcodes have a name. */
     for (size_t i = 1; i < etl_nknames; i++) {
