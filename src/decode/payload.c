@@ -136,10 +136,21 @@ static const char *other_name(struct etl_payload *pl, const struct etl_event *ev
     return n;
 }
 
+/* True when ev carries a TraceLogging schema; *n receives its name (NULL
+ * when the schema names neither the event nor its provider). */
+static bool tl_name(struct etl_payload *pl, const struct etl_event *ev, const char **n)
+{
+    if (!ev->ext_items || !etl_tl_event_name(ev, pl->name, sizeof pl->name))
+        return false;
+    *n = pl->name[0] ? pl->name : NULL;
+    return true;
+}
+
 const char *etl_payload_name(struct etl_payload *pl, const struct etl_event *ev)
 {
-    if (ev->ext_items && etl_tl_event_name(ev, pl->name, sizeof pl->name))
-        return pl->name;
+    const char *tn;
+    if (tl_name(pl, ev, &tn))
+        return tn;
     if (etl_meta_is_metadata(ev))
         return metadata_name(pl, ev);
     const char *n = etl_meta_event_name(&pl->meta, ev);
@@ -168,8 +179,7 @@ enum etl_fdec etl_payload_decode(struct etl_payload *pl, const struct etl_event 
     const char *n = NULL;
     etl_fields_reset(out);
     *at = 0;
-    if (ev->ext_items && etl_tl_event_name(ev, pl->name, sizeof pl->name)) {
-        n = pl->name;
+    if (tl_name(pl, ev, &n)) {
         st = etl_tl_fields(ev, &c, out, at);
     } else if (etl_meta_is_metadata(ev)) {
         n = metadata_name(pl, ev);
