@@ -544,13 +544,46 @@ void etl_library_end(void)
     xmlCleanupParser();
 }
 
+/* The operations as the printer registry calls them: libxml2 does not
+ * report every allocation it failed (xmlsetup.h), so after each one a
+ * failure counted on this thread ends the output as out of memory. */
+static int checked(struct etl_printer *p, int rc)
+{
+    return etl_xml_failures() != 0 ? xml_nomem(p) : rc;
+}
+
+static int op_begin_file(struct etl_printer *p, const char *path)
+{
+    return checked(p, xml_begin_file(p, path));
+}
+
+static int op_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    return checked(p, xml_row(p, vals));
+}
+
+static int op_problem(struct etl_printer *p, uint64_t offset, const char *msg)
+{
+    return checked(p, xml_problem(p, offset, msg));
+}
+
+static int op_end_file(struct etl_printer *p)
+{
+    return checked(p, xml_end_file(p));
+}
+
+static int op_finish(struct etl_printer *p)
+{
+    return checked(p, xml_finish(p));
+}
+
 const struct etl_printer_ops etl_print_xml = {
     .name = "xml",
     .wants_info = true,
-    .begin_file = xml_begin_file,
-    .row = xml_row,
-    .problem = xml_problem,
-    .end_file = xml_end_file,
-    .finish = xml_finish,
+    .begin_file = op_begin_file,
+    .row = op_row,
+    .problem = op_problem,
+    .end_file = op_end_file,
+    .finish = op_finish,
     .destroy = xml_destroy,
 };
