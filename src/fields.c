@@ -609,52 +609,58 @@ static const uint8_t json_special[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
 };
 
+/* Input bytes json_chars escapes into one reservation of the output: each
+ * takes 6 bytes at most (\u00XX), and a copy of 8 may run 7 past them. */
+#define JSON_CHUNK 64u
+
 /* Writes s[0..n) as the inside of a JSON string (UTF-8 is valid already). */
 static int json_chars(const struct jw *w, const char *s, size_t n)
 {
     static const char hx[] = "0123456789abcdef";
-    struct etl_out *o = w->o;
     const unsigned char *u = (const unsigned char *)s;
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        /* Eight bytes at a time up to the first that is not plain ASCII. */
-        while (i + 8 <= n) {
-            uint64_t bad = json_bad8(load_le64(u + i));
-            if (bad) {
-                i += (size_t)__builtin_ctzll(bad) / 8;
-                break;
+    for (size_t i = 0; i < n;) {
+        size_t end = n - i > JSON_CHUNK ? i + JSON_CHUNK : n;
+        char *d0 = etl_out_space(w->o, 6 * JSON_CHUNK + 8);
+        if (!d0)
+            return -1;
+        char *d = d0;
+        while (i < end) {
+            if (i + 8 <= end) {
+                /* Eight bytes copied; kept up to the first that is not
+                 * plain ASCII. */
+                uint64_t bad = json_bad8(load_le64(u + i));
+                memcpy(d, u + i, 8);
+                size_t k = bad ? (size_t)__builtin_ctzll(bad) / 8 : 8;
+                d += k;
+                i += k;
+                if (k == 8)
+                    continue;
             }
-            i += 8;
+            unsigned char c = u[i++];
+            if (!json_special[c]) {
+                *d++ = (char)c;
+                continue;
+            }
+            *d++ = '\\';
+            switch (c) {
+            case '"':
+                *d++ = '"';
+                if (w->dq)
+                    *d++ = '"';
+                break;
+            case '\\': *d++ = '\\'; break;
+            case '\n': *d++ = 'n'; break;
+            case '\r': *d++ = 'r'; break;
+            case '\t': *d++ = 't'; break;
+            default:
+                memcpy(d, "u00", 3);
+                d[3] = hx[c >> 4];
+                d[4] = hx[c & 15];
+                d += 5;
+            }
         }
-        if (i == n)
-            break;
-        unsigned char c = u[i];
-        if (!json_special[c])
-            continue;
-        if (i > run && etl_out_write(o, s + run, i - run) != 0)
-            return -1;
-        run = i + 1;
-        char e[7] = { '\\', 0, 0, 0, 0, 0, 0 };
-        size_t el = 2;
-        switch (c) {
-        case '"':
-            if (etl_out_putc(o, '\\') != 0 || jquote(w) != 0)
-                return -1;
-            continue;
-        case '\\': e[1] = '\\'; break;
-        case '\n': e[1] = 'n'; break;
-        case '\r': e[1] = 'r'; break;
-        case '\t': e[1] = 't'; break;
-        default:
-            e[1] = 'u'; e[2] = '0'; e[3] = '0';
-            e[4] = hx[c >> 4]; e[5] = hx[c & 15];
-            el = 6;
-        }
-        if (etl_out_write(o, e, el) != 0)
-            return -1;
+        etl_out_advance(w->o, (size_t)(d - d0));
     }
-    if (n > run)
-        return etl_out_write(o, s + run, n - run);
     return 0;
 }
 
