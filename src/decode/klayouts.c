@@ -256,6 +256,11 @@ const struct etl_klayout etl_klayouts[] = {
     L(G_PERFINFO, 2, 2, OPS(67), FIELDS(
         U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U8("Vector"),
         U16("Reserved"))),
+    /* ISR-MSI has no MOF class of its own: ISR's fields, then the message
+     * number (doc/format.md section 17). */
+    L(G_PERFINFO, 2, 2, OPS(50), FIELDS(
+        U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U8("Vector"),
+        U16("Reserved"), U32("MessageNumber"))),
     L(G_PERFINFO, 1, 1, OPS(68, 69), FIELDS(U64("InitialTime"), PTR("Routine"))),
     L(G_PERFINFO, 2, 2, OPS(66, 68, 69), FIELDS(U64("InitialTime"), PTR("Routine"))),
     L(G_PERFINFO, 2, 2, OPS(58), FIELDS(END)),
@@ -567,6 +572,7 @@ const struct etl_kname etl_knames[] = {
     N(G_SYSCONFIG, 36, "SysConfig/Virtualization"),
     N(G_SYSCONFIG, 37, "SysConfig/Boot"),
     N(G_PERFINFO, 46, "PerfInfo/SampledProfile"),
+    N(G_PERFINFO, 50, "PerfInfo/ISR-MSI"),
     N(G_PERFINFO, 51, "PerfInfo/SysCallEnter"),
     N(G_PERFINFO, 52, "PerfInfo/SysCallExit"),
     N(G_PERFINFO, 58, "PerfInfo/DebuggerEnabled"),

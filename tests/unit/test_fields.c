@@ -212,6 +212,32 @@ START_TEST(kernel_damage_and_newer_version)
 }
 END_TEST
 
+START_TEST(kernel_isr_and_isr_msi)
+{
+    /* An ISR-MSI record as laid out in doc/format.md section 17.2 (PERFINFO64,
+     * 24 bytes): InitialTime, Routine, ReturnValue 1, Vector 0x91, Reserved 0,
+     * MessageNumber 3; without its last 4 bytes it is the ISR payload. */
+    static const uint8_t isr[] = {
+        0x10, 0x32, 0x54, 0x76, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x20, 0x30, 0x00,
+        0xf8, 0xff, 0xff, 0x01, 0x91, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
+    };
+    struct etl_event ev = kevent(ETL_KIND_PERFINFO64, 0x0F32, 2, isr, sizeof isr);
+    ck_assert_str_eq(etl_kernel_event_name(&ev), "PerfInfo/ISR-MSI");
+    struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
+    size_t at;
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
+    ck_assert_str_eq(render(true), "InitialTime=1985229328 Routine=0xfffff80030201000 "
+                                   "ReturnValue=1 Vector=145 Reserved=0 MessageNumber=3");
+    etl_fields_reset(&fl);
+    ev = kevent(ETL_KIND_PERFINFO64, 0x0F43, 2, isr, sizeof isr - 4);
+    ck_assert_str_eq(etl_kernel_event_name(&ev), "PerfInfo/ISR");
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
+    ck_assert_str_eq(render(true), "InitialTime=1985229328 Routine=0xfffff80030201000 "
+                                   "ReturnValue=1 Vector=145 Reserved=0");
+}
+END_TEST
+
 /* Checks that every field of list (and of its structures) knows its name's
  * length. */
 static void check_lengths(const struct etl_kfield *list)
@@ -484,6 +510,7 @@ int main(void)
     tcase_add_test(tc, caps_set_truncated_and_close_open_levels);
     tcase_add_test(tc, kernel_process_v4);
     tcase_add_test(tc, kernel_damage_and_newer_version);
+    tcase_add_test(tc, kernel_isr_and_isr_msi);
     tcase_add_test(tc, kernel_tables_are_consistent);
     tcase_add_test(tc, one_name_per_event);
     tcase_add_test(tc, builtin_tables_are_sorted_and_named);
