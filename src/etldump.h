@@ -82,7 +82,9 @@ enum etl_filter_opt {
     ETL_FILTER_PID,       /* LIST of process IDs */
     ETL_FILTER_PROCESS,   /* image names, comma-separated */
     ETL_FILTER_RANGE,     /* START:END in seconds since the trace started */
-    ETL_FILTER_HOOK,      /* LIST of HookIds */
+    ETL_FILTER_HOOK,      /* LIST of HookIds and event names */
+    ETL_FILTER_EVENTS,    /* event names and name prefixes, comma-separated
+                           * (--events=NAMES; "all" adds none) */
 };
 
 /* Creates an empty filter (matches everything); NULL when out of memory. */
@@ -94,7 +96,7 @@ int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *
                    char *err, size_t errcap);
 /* Returns true if any filter is set (f may be NULL). */
 bool etl_filter_any(const struct etl_filter *f);
-/* Returns true if a HookId filter is set. */
+/* Returns true if a HookId filter (--hook) is set. */
 bool etl_filter_has_hook(const struct etl_filter *f);
 /* Frees a filter (NULL is allowed). */
 void etl_filter_free(struct etl_filter *f);
@@ -171,8 +173,15 @@ enum etl_result {
 enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts *o,
                          struct etl_printer *p, const struct etl_messages *m);
 
-/* Releases what the library keeps for the whole process (libxml2's tables,
- * once the XML printer has been used); call once, after the last run. */
+/* Sets up what the library keeps for the whole process (libxml2, used by
+ * the XML printer and to read the manifests traces carry); call once,
+ * before the first run and before any other thread uses the library.
+ * Returns 0, or -1 when memory ran out. A program that does not call it
+ * gets the same set-up on first use. */
+int etl_library_begin(void);
+
+/* Releases what the library keeps for the whole process (libxml2's tables);
+ * call once, after the last run. */
 void etl_library_end(void);
 
 /* ---- views that read no trace --------------------------------------------------- */

@@ -1,8 +1,10 @@
 /*
  * fields.c - typed field lists and their JSON and text renderings
- * (doc/format.md section 20.1).
+ * (doc/format.md section 18.1).
  */
 #include "fields.h"
+
+#include "fmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,18 +46,7 @@ void etl_fields_reset(struct etl_fields *fl)
 static struct etl_field *take(struct etl_fields *fl, const char *name, size_t nlen,
                               enum etl_ftype t)
 {
-    if (fl->truncated)
-        return NULL;
-    if (fl->n >= fl->cap || nlen > UINT32_MAX) {
-        fl->truncated = true;
-        return NULL;
-    }
-    struct etl_field *f = &fl->f[fl->n++];
-    f->name = name;
-    f->name_len = (uint32_t)nlen;
-    f->type = (uint8_t)t;
-    f->v.u = 0;
-    return f;
+    return etl_fields_take(fl, name, nlen, t);
 }
 
 /* Reserves n arena bytes for entry f; false (entry given back, truncated
@@ -74,31 +65,6 @@ static uint8_t *reserve(struct etl_fields *fl, struct etl_field *f, size_t n)
     return p;
 }
 
-#define SCALAR(fn, T, member, ftype)                                        \
-    bool fn(struct etl_fields *fl, const char *name, size_t nlen, T v)      \
-    {                                                                       \
-        struct etl_field *f = take(fl, name, nlen, ftype);                  \
-        if (!f)                                                             \
-            return false;                                                   \
-        f->v.member = v;                                                    \
-        return true;                                                        \
-    }
-
-SCALAR(etl_fields_uint, uint64_t, u, ETL_F_UINT)
-SCALAR(etl_fields_int, int64_t, i, ETL_F_INT)
-SCALAR(etl_fields_double, double, d, ETL_F_DOUBLE)
-SCALAR(etl_fields_ptr, uint64_t, u, ETL_F_PTR)
-SCALAR(etl_fields_hex, uint64_t, u, ETL_F_HEX)
-SCALAR(etl_fields_filetime, int64_t, i, ETL_F_FILETIME)
-
-bool etl_fields_bool(struct etl_fields *fl, const char *name, size_t nlen, bool v)
-{
-    struct etl_field *f = take(fl, name, nlen, ETL_F_BOOL);
-    if (!f)
-        return false;
-    f->v.u = v ? 1 : 0;
-    return true;
-}
 
 /* Appends an entry of type t holding a copy of p[0..n). */
 static bool add_bytes(struct etl_fields *fl, const char *name, size_t nlen,
@@ -136,6 +102,30 @@ bool etl_fields_binary(struct etl_fields *fl, const char *name, size_t nlen,
                        const uint8_t *p, size_t n)
 {
     return add_bytes(fl, name, nlen, ETL_F_BINARY, p, n);
+}
+
+/* Reads 8 bytes as a little-endian word. */
+static inline uint64_t load_le64(const uint8_t *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+           (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+           (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+/* Marks (0x80 in its byte) every byte of w that needs escaping in JSON or
+ * is outside ASCII: below 0x20, 0x22 ('"'), 0x5C ('\\') or 0x80 and above.
+ * The lowest mark is exact (a borrow marks only bytes above a marked one). */
+static inline uint64_t json_bad8(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b) | w) & high;
+}
+
+/* Returns true if no byte of w needs escaping in JSON or is outside ASCII. */
+static inline bool json_plain8(uint64_t w)
+{
+    return json_bad8(w) == 0;
 }
 
 /* Writes code point c as UTF-8 at d; returns the bytes written. */
@@ -201,6 +191,10 @@ bool etl_fields_str_utf8(struct etl_fields *fl, const char *name, size_t nlen,
     /* Fast path: all ASCII or valid UTF-8 is copied as it is. */
     size_t i = 0, bad = 0;
     while (i < n) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
         size_t l = utf8_seq(p + i, n - i);
         if (l == 0) {
             bad++;
@@ -256,6 +250,24 @@ bool etl_fields_str_utf16(struct etl_fields *fl, const char *name, size_t nlen,
         return false;
     size_t o = 0;
     for (size_t i = 0; i < units; i++) {
+        /* ASCII, the common case: four units at a time. */
+        while (i + 4 <= units) {
+            uint64_t w = load_le64(p + 2 * i);
+            if (w & 0xFF80FF80FF80FF80ull)
+                break;
+            d[o] = (uint8_t)w;
+            d[o + 1] = (uint8_t)(w >> 16);
+            d[o + 2] = (uint8_t)(w >> 32);
+            d[o + 3] = (uint8_t)(w >> 48);
+            o += 4;
+            i += 4;
+        }
+        if (i >= units)
+            break;
+        if (p[2 * i + 1] == 0 && p[2 * i] < 0x80) {
+            d[o++] = p[2 * i];
+            continue;
+        }
         uint32_t c = (uint32_t)p[2 * i] | ((uint32_t)p[2 * i + 1] << 8);
         if (c >= 0xD800 && c <= 0xDBFF && i + 1 < units) {
             uint32_t c2 = (uint32_t)p[2 * i + 2] | ((uint32_t)p[2 * i + 3] << 8);
@@ -572,43 +584,97 @@ size_t etl_field_value_text(const struct etl_fields *fl, const struct etl_field 
 
 /* ---- JSON ---- */
 
+/* A JSON writer; dq doubles every quote, for a CSV field (RFC 4180). */
+struct jw {
+    struct etl_out *o;
+    bool dq;
+};
+
+/* Writes a quote (two when doubling). */
+static inline int jquote(const struct jw *w)
+{
+    if (etl_out_putc(w->o, '"') != 0)
+        return -1;
+    return w->dq ? etl_out_putc(w->o, '"') : 0;
+}
+
+/* Bytes a JSON string cannot hold as they are: C0 controls, quote,
+ * backslash. */
+static const uint8_t json_special[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
+/* Input bytes json_chars escapes into one reservation of the output: each
+ * takes 6 bytes at most (\u00XX), and a copy of 8 may run 7 past them. */
+#define JSON_CHUNK 64u
+
 /* Writes s[0..n) as the inside of a JSON string (UTF-8 is valid already). */
-static int json_chars(struct etl_out *o, const char *s, size_t n)
+static int json_chars(const struct jw *w, const char *s, size_t n)
 {
     static const char hx[] = "0123456789abcdef";
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        if (i > run && etl_out_write(o, s + run, i - run) != 0)
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t end = n - i > JSON_CHUNK ? i + JSON_CHUNK : n;
+        char *d0 = etl_out_space(w->o, 6 * JSON_CHUNK + 8);
+        if (!d0)
             return -1;
-        run = i + 1;
-        char e[7] = { '\\', 0, 0, 0, 0, 0, 0 };
-        size_t el = 2;
-        switch (c) {
-        case '"': e[1] = '"'; break;
-        case '\\': e[1] = '\\'; break;
-        case '\n': e[1] = 'n'; break;
-        case '\r': e[1] = 'r'; break;
-        case '\t': e[1] = 't'; break;
-        default:
-            e[1] = 'u'; e[2] = '0'; e[3] = '0';
-            e[4] = hx[c >> 4]; e[5] = hx[c & 15];
-            el = 6;
+        char *d = d0;
+        while (i < end) {
+            if (i + 8 <= end) {
+                /* Eight bytes copied; kept up to the first that is not
+                 * plain ASCII. */
+                uint64_t bad = json_bad8(load_le64(u + i));
+                memcpy(d, u + i, 8);
+                size_t k = bad ? (size_t)__builtin_ctzll(bad) / 8 : 8;
+                d += k;
+                i += k;
+                if (k == 8)
+                    continue;
+            }
+            unsigned char c = u[i++];
+            if (!json_special[c]) {
+                *d++ = (char)c;
+                continue;
+            }
+            *d++ = '\\';
+            switch (c) {
+            case '"':
+                *d++ = '"';
+                if (w->dq)
+                    *d++ = '"';
+                break;
+            case '\\': *d++ = '\\'; break;
+            case '\n': *d++ = 'n'; break;
+            case '\r': *d++ = 'r'; break;
+            case '\t': *d++ = 't'; break;
+            default:
+                memcpy(d, "u00", 3);
+                d[3] = hx[c >> 4];
+                d[4] = hx[c & 15];
+                d += 5;
+            }
         }
-        if (etl_out_write(o, e, el) != 0)
-            return -1;
+        etl_out_advance(w->o, (size_t)(d - d0));
     }
-    if (n > run)
-        return etl_out_write(o, s + run, n - run);
     return 0;
 }
 
 /* Writes the bytes of a name, which may come from a file: invalid UTF-8
  * becomes U+FFFD. */
-static int json_name(struct etl_out *o, const char *s, size_t n)
+static int json_name(const struct jw *w, const char *s, size_t n)
 {
+    /* Names are plain ASCII but for those a file gave. */
+    const unsigned char *u = (const unsigned char *)s;
+    size_t k = 0;
+    while (k < n && u[k] < 0x80 && !json_special[u[k]])
+        k++;
+    if (k == n)
+        return etl_out_write(w->o, s, n);
     size_t i = 0, run = 0;
     while (i < n) {
         size_t l = utf8_seq((const uint8_t *)s + i, n - i);
@@ -616,20 +682,62 @@ static int json_name(struct etl_out *o, const char *s, size_t n)
             i += l;
             continue;
         }
-        if (json_chars(o, s + run, i - run) != 0 ||
-            etl_out_write(o, "\xEF\xBF\xBD", 3) != 0)
+        if (json_chars(w, s + run, i - run) != 0 ||
+            etl_out_write(w->o, "\xEF\xBF\xBD", 3) != 0)
             return -1;
         i++;
         run = i;
     }
-    return json_chars(o, s + run, n - run);
+    return json_chars(w, s + run, n - run);
 }
 
-/* Writes a binary value as a quoted lowercase hex string. */
-static int hex_string(struct etl_out *o, const uint8_t *p, size_t n, bool quote)
+/* Writes the key of a plain name into d; returns the bytes written. */
+static inline size_t put_key(const struct jw *w, char *d, bool comma, const char *name, size_t n)
+{
+    size_t o = 0;
+    if (comma)
+        d[o++] = ',';
+    d[o++] = '"';
+    if (w->dq)
+        d[o++] = '"';
+    memcpy(d + o, name, n);
+    o += n;
+    d[o++] = '"';
+    if (w->dq)
+        d[o++] = '"';
+    d[o++] = ':';
+    return o;
+}
+
+/* Writes a member's key: a comma first unless first, then "name": (quotes
+ * doubled for CSV). */
+static int json_key(const struct jw *w, bool comma, const char *name, size_t n, bool plain)
+{
+    const unsigned char *u = (const unsigned char *)name;
+    size_t k = plain ? n : 0;
+    while (k + 8 <= n && json_plain8(load_le64(u + k)))
+        k += 8;
+    while (k < n && u[k] < 0x80 && !json_special[u[k]])
+        k++;
+    if (k == n && n <= 256) {
+        /* The usual name: written at once. */
+        char *d = etl_out_space(w->o, n + 8);
+        if (!d)
+            return -1;
+        etl_out_advance(w->o, put_key(w, d, comma, name, n));
+        return 0;
+    }
+    if ((comma && etl_out_putc(w->o, ',') != 0) || jquote(w) != 0 ||
+        json_name(w, name, n) != 0 || jquote(w) != 0)
+        return -1;
+    return etl_out_putc(w->o, ':');
+}
+
+/* Writes a binary value as lowercase hex, quoted when w is not NULL. */
+static int hex_string(struct etl_out *o, const uint8_t *p, size_t n, const struct jw *w)
 {
     static const char hx[] = "0123456789abcdef";
-    if (quote && etl_out_putc(o, '"') != 0)
+    if (w && jquote(w) != 0)
         return -1;
     char buf[256];
     size_t k = 0;
@@ -644,11 +752,13 @@ static int hex_string(struct etl_out *o, const uint8_t *p, size_t n, bool quote)
     }
     if (k && etl_out_write(o, buf, k) != 0)
         return -1;
-    return quote ? etl_out_putc(o, '"') : 0;
+    return w ? jquote(w) : 0;
 }
 
-int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
+/* Writes the list as one JSON object through w. */
+static int json_object(const struct etl_fields *fl, const struct jw *w)
 {
+    struct etl_out *o = w->o;
     bool in_array[ETL_FIELDS_MAX_DEPTH + 1];
     bool first[ETL_FIELDS_MAX_DEPTH + 1];
     unsigned depth = 0;
@@ -666,14 +776,26 @@ int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
             depth--;
             continue;
         }
-        if (!first[depth] && etl_out_putc(o, ',') != 0)
-            return -1;
-        first[depth] = false;
-        if (!in_array[depth]) {
-            if (etl_out_putc(o, '"') != 0 || json_name(o, f->name, f->name_len) != 0 ||
-                etl_out_write(o, "\":", 2) != 0)
+        bool number = f->type == ETL_F_UINT || f->type == ETL_F_INT ||
+                      f->type == ETL_F_PTR || f->type == ETL_F_HEX;
+        if (number && f->plain && !in_array[depth] && f->name_len <= 256) {
+            /* The usual member: a plain name and a number, written at once. */
+            char *d = etl_out_space(o, f->name_len + 32);
+            if (!d)
                 return -1;
+            size_t k = put_key(w, d, !first[depth], f->name, f->name_len);
+            k += f->type == ETL_F_INT ? etl_fmt_i64(f->v.i, d + k) : etl_fmt_u64(f->v.u, d + k);
+            etl_out_advance(o, k);
+            first[depth] = false;
+            continue;
         }
+        if (!in_array[depth]) {
+            if (json_key(w, !first[depth], f->name, f->name_len, f->plain) != 0)
+                return -1;
+        } else if (!first[depth] && etl_out_putc(o, ',') != 0) {
+            return -1;
+        }
+        first[depth] = false;
         switch (f->type) {
         case ETL_F_STRUCT_BEGIN:
         case ETL_F_ARRAY_BEGIN:
@@ -686,29 +808,32 @@ int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
                 return -1;
             break;
         case ETL_F_STR:
-            if (etl_out_putc(o, '"') != 0 ||
-                json_chars(o, (const char *)etl_field_bytes(fl, f), f->v.a.len) != 0 ||
-                etl_out_putc(o, '"') != 0)
+            if (jquote(w) != 0 ||
+                json_chars(w, (const char *)etl_field_bytes(fl, f), f->v.a.len) != 0 ||
+                jquote(w) != 0)
                 return -1;
             break;
         case ETL_F_BINARY:
-            if (hex_string(o, etl_field_bytes(fl, f), f->v.a.len, true) != 0)
+            if (hex_string(o, etl_field_bytes(fl, f), f->v.a.len, w) != 0)
                 return -1;
             break;
+        case ETL_F_UINT:
         case ETL_F_PTR:
-        case ETL_F_HEX: {
-            char tmp[32];
-            char *p = fmt_u64(tmp, f->v.u);
-            if (etl_out_puts(o, p) != 0)
+        case ETL_F_HEX:
+        case ETL_F_INT: {
+            char *d = etl_out_space(o, 24);
+            if (!d)
                 return -1;
+            etl_out_advance(o, f->type == ETL_F_INT ? etl_fmt_i64(f->v.i, d)
+                                                    : etl_fmt_u64(f->v.u, d));
             break;
         }
         default: {
             char tmp[256];
             bool js;
             size_t n = fmt_scalar(fl, f, tmp, &js);
-            if ((js && etl_out_putc(o, '"') != 0) || etl_out_write(o, tmp, n) != 0 ||
-                (js && etl_out_putc(o, '"') != 0))
+            if ((js && jquote(w) != 0) || etl_out_write(o, tmp, n) != 0 ||
+                (js && jquote(w) != 0))
                 return -1;
         }
         }
@@ -719,6 +844,22 @@ int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
         depth--;
     }
     return etl_out_putc(o, '}');
+}
+
+int etl_fields_json(const struct etl_fields *fl, struct etl_out *o)
+{
+    struct jw w = { o, false };
+    return json_object(fl, &w);
+}
+
+int etl_fields_json_csv(const struct etl_fields *fl, struct etl_out *o)
+{
+    if (fl->n == 0)
+        return etl_out_write(o, "{}", 2);
+    struct jw w = { o, true };
+    if (etl_out_putc(o, '"') != 0 || json_object(fl, &w) != 0)
+        return -1;
+    return etl_out_putc(o, '"');
 }
 
 /* ---- flattened iteration and text ---- */
@@ -786,14 +927,26 @@ const struct etl_field *etl_fields_next(const struct etl_fields *fl,
     return NULL;
 }
 
-/* Writes a text-view string value, quoted and escaped when needed. */
-static int text_string(struct etl_out *o, const char *s, size_t n)
+/* Returns true if byte i of s[0..n) must be escaped in the text view: a C0
+ * control, DEL, a quote or backslash, or a byte of a C1 control (U+0080 to
+ * U+009F, C2 80 to C2 9F in UTF-8), which a terminal would act upon. */
+static bool text_escaped(const unsigned char *s, size_t n, size_t i)
 {
+    unsigned char c = s[i];
+    if (c < 0x20 || c == '"' || c == '\\' || c == 0x7F)
+        return true;
+    if (c == 0xC2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F)
+        return true;
+    return c >= 0x80 && c <= 0x9F && i > 0 && s[i - 1] == 0xC2;
+}
+
+/* Writes a text-view string value, quoted and escaped when needed. */
+static int text_string(struct etl_out *o, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
     bool quote = n == 0;
-    for (size_t i = 0; i < n && !quote; i++) {
-        unsigned char c = (unsigned char)s[i];
-        quote = c <= 0x20 || c == '"' || c == '\\' || c == '=' || c == 0x7F;
-    }
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = s[i] == ' ' || s[i] == '=' || text_escaped(s, n, i);
     if (!quote)
         return etl_out_write(o, s, n);
     static const char hx[] = "0123456789abcdef";
@@ -801,8 +954,8 @@ static int text_string(struct etl_out *o, const char *s, size_t n)
         return -1;
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F)
+        unsigned char c = s[i];
+        if (!text_escaped(s, n, i))
             continue;
         if (i > run && etl_out_write(o, s + run, i - run) != 0)
             return -1;
@@ -841,17 +994,17 @@ int etl_fields_text(const struct etl_fields *fl, struct etl_out *o)
         first = false;
         /* Names come from files too: control bytes and spaces are shown as '_'. */
         char nm[sizeof it.name];
-        for (size_t i = 0; i < it.name_len; i++) {
-            unsigned char c = (unsigned char)it.name[i];
-            nm[i] = (c <= 0x20 || c == 0x7F || c == '=') ? '_' : (char)c;
-        }
+        const unsigned char *u = (const unsigned char *)it.name;
+        for (size_t i = 0; i < it.name_len; i++)
+            nm[i] = (u[i] == ' ' || u[i] == '=' || text_escaped(u, it.name_len, i))
+                        ? '_' : it.name[i];
         if (etl_out_write(o, nm, it.name_len) != 0 || etl_out_putc(o, '=') != 0)
             return -1;
         int r;
         if (f->type == ETL_F_STR) {
             r = text_string(o, (const char *)etl_field_bytes(fl, f), f->v.a.len);
         } else if (f->type == ETL_F_BINARY) {
-            r = hex_string(o, etl_field_bytes(fl, f), f->v.a.len, false);
+            r = hex_string(o, etl_field_bytes(fl, f), f->v.a.len, NULL);
         } else {
             char tmp[256];
             bool js;

@@ -15,7 +15,7 @@
  * Nesting is expressed by begin/end entries: STRUCT_BEGIN ... STRUCT_END and
  * ARRAY_BEGIN ... ARRAY_END. Entries directly inside an array carry no name.
  *
- * Rendering (doc/format.md section 20.1):
+ * Rendering (doc/format.md section 18.1):
  *   JSON  one object; integers exact, pointers as numbers, doubles finite or
  *         the strings "NaN", "Infinity", "-Infinity"; GUIDs lowercase without
  *         braces; SIDs "S-1-5-18"; FILETIME and SYSTEMTIME as ISO 8601 UTC
@@ -23,7 +23,7 @@
  *   text  name=value pairs separated by one space; nested names dotted
  *         (a.b=1), array elements indexed (a[0]=1); a string is quoted when it
  *         is empty or holds a space, a quote, a backslash, '=' or a control
- *         character.
+ *         character (C0, DEL or C1; controls are written \xNN).
  *
  * This module depends on nothing of the reader; rendering writes to the
  * buffered output of print/out.h.
@@ -62,6 +62,8 @@ struct etl_field {
     const char *name;   /* not NUL-terminated; NULL with name_len 0 in arrays */
     uint32_t name_len;
     uint8_t type;       /* enum etl_ftype */
+    uint8_t plain;      /* the name is known to be printable ASCII without
+                         * quote or backslash (set by decoders of tables) */
     union {
         uint64_t u;
         int64_t i;
@@ -87,7 +89,7 @@ struct etl_fields {
 #define ETL_FIELDS_MAX_DEPTH 16u
 
 /* Default caps used by etldump (entries, arena bytes). */
-#define ETL_FIELDS_DEFAULT_ENTRIES 4096u
+#define ETL_FIELDS_DEFAULT_ENTRIES 16384u
 #define ETL_FIELDS_DEFAULT_BYTES (256u * 1024u)
 
 /* Allocates a list with room for max_entries entries and max_bytes arena
@@ -100,15 +102,55 @@ void etl_fields_free(struct etl_fields *fl);
 /* Empties the list for the next event (keeps its memory). */
 void etl_fields_reset(struct etl_fields *fl);
 
+/* Takes the next entry of type t (its value zero), or NULL (truncated set)
+ * when the list is full. */
+static inline struct etl_field *etl_fields_take(struct etl_fields *fl, const char *name,
+                                                size_t nlen, enum etl_ftype t)
+{
+    if (fl->truncated)
+        return NULL;
+    if (fl->n >= fl->cap || nlen > UINT32_MAX) {
+        fl->truncated = true;
+        return NULL;
+    }
+    struct etl_field *f = &fl->f[fl->n++];
+    f->name = name;
+    f->name_len = (uint32_t)nlen;
+    f->type = (uint8_t)t;
+    f->plain = 0;
+    f->v.u = 0;
+    return f;
+}
+
 /* Appenders. Each returns false once the list is full (truncated is then
- * set and the field is dropped). nlen is the name's length in bytes. */
-bool etl_fields_uint(struct etl_fields *fl, const char *name, size_t nlen, uint64_t v);
-bool etl_fields_int(struct etl_fields *fl, const char *name, size_t nlen, int64_t v);
-bool etl_fields_double(struct etl_fields *fl, const char *name, size_t nlen, double v);
-bool etl_fields_bool(struct etl_fields *fl, const char *name, size_t nlen, bool v);
-bool etl_fields_ptr(struct etl_fields *fl, const char *name, size_t nlen, uint64_t v);
-bool etl_fields_hex(struct etl_fields *fl, const char *name, size_t nlen, uint64_t v);
-bool etl_fields_filetime(struct etl_fields *fl, const char *name, size_t nlen, int64_t v);
+ * set and the field is dropped). nlen is the name's length in bytes. The
+ * scalar ones are inline: they are most of a payload's fields. */
+#define ETL_FIELDS_SCALAR(fn, T, member, ftype)                                  \
+    static inline bool fn(struct etl_fields *fl, const char *name, size_t nlen, T v) \
+    {                                                                            \
+        struct etl_field *f = etl_fields_take(fl, name, nlen, ftype);            \
+        if (!f)                                                                  \
+            return false;                                                        \
+        f->v.member = v;                                                         \
+        return true;                                                             \
+    }
+ETL_FIELDS_SCALAR(etl_fields_uint, uint64_t, u, ETL_F_UINT)
+ETL_FIELDS_SCALAR(etl_fields_int, int64_t, i, ETL_F_INT)
+ETL_FIELDS_SCALAR(etl_fields_double, double, d, ETL_F_DOUBLE)
+ETL_FIELDS_SCALAR(etl_fields_ptr, uint64_t, u, ETL_F_PTR)
+ETL_FIELDS_SCALAR(etl_fields_hex, uint64_t, u, ETL_F_HEX)
+ETL_FIELDS_SCALAR(etl_fields_filetime, int64_t, i, ETL_F_FILETIME)
+#undef ETL_FIELDS_SCALAR
+
+static inline bool etl_fields_bool(struct etl_fields *fl, const char *name, size_t nlen,
+                                   bool v)
+{
+    struct etl_field *f = etl_fields_take(fl, name, nlen, ETL_F_BOOL);
+    if (!f)
+        return false;
+    f->v.u = v ? 1 : 0;
+    return true;
+}
 
 /* Text: UTF-8 (invalid sequences become U+FFFD), UTF-16LE (n bytes; an odd
  * last byte and unpaired surrogates become U+FFFD), or an 8-bit string of
@@ -180,6 +222,10 @@ const struct etl_field *etl_fields_next(const struct etl_fields *fl,
 /* Writes the list as one JSON object ({} when empty). Returns 0, or -1 after
  * a write error. */
 int etl_fields_json(const struct etl_fields *fl, struct etl_out *o);
+
+/* The same as one CSV field (RFC 4180): the JSON text between quotes, its
+ * own quotes doubled ("{}" unquoted when empty). */
+int etl_fields_json_csv(const struct etl_fields *fl, struct etl_out *o);
 
 /* Writes the list as name=value pairs separated by spaces (nothing when
  * empty). Returns 0, or -1 after a write error. */

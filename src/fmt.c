@@ -29,8 +29,26 @@ static size_t digits_u64(uint64_t v)
 
 size_t etl_fmt_u64(uint64_t v, char *out)
 {
+    if (v < 100) { /* the usual small count, id or flag */
+        if (v < 10) {
+            out[0] = (char)('0' + v);
+            return 1;
+        }
+        out[0] = digit_pairs[2 * v];
+        out[1] = digit_pairs[2 * v + 1];
+        return 2;
+    }
     size_t n = digits_u64(v);
     char *p = out + n;
+    while (v >= 10000) { /* four digits a division */
+        unsigned r = (unsigned)(v % 10000);
+        v /= 10000;
+        p -= 4;
+        p[0] = digit_pairs[2 * (r / 100)];
+        p[1] = digit_pairs[2 * (r / 100) + 1];
+        p[2] = digit_pairs[2 * (r % 100)];
+        p[3] = digit_pairs[2 * (r % 100) + 1];
+    }
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;

@@ -282,7 +282,10 @@ static void usage(FILE *to)
         "                           masks and their changes (reads every event)\n"
         "      --stats              census: events per header kind and HookId or\n"
         "                           provider, per CPU, buffers, bytes, time span\n"
-        "      --events=all         every event record in time order\n"
+        "      --events=all         every event record in time order, with its name\n"
+        "                           and decoded payload\n"
+        "      --events=NAMES       the same for events of these names or name\n"
+        "                           prefixes, e.g. Process,Image/Load\n"
         "      --summary            per process, thread and CPU: CPU time, switch-ins,\n"
         "                           mean and longest run, waits and their reasons,\n"
         "                           ready time, who readied, migrations; CPU busy,\n"
@@ -299,7 +302,8 @@ static void usage(FILE *to)
         "      --process=NAMES      image names, comma-separated, any case; a name\n"
         "                           without extension also matches NAME.exe\n"
         "      --range=START:END    seconds since the trace started; either may be empty\n"
-        "      --hook=LIST          HookIds, e.g. 0x0501-0x0504 (--events=all, --stats)\n"
+        "      --hook=LIST          HookIds or event names, e.g. 0x0501-0x0504,Image/Load\n"
+        "                           (--events, --stats)\n"
         "\n"
         "Output:\n"
         "  -f, --format=FORMAT      text (default), csv, xml or json; or, of the\n"
@@ -516,8 +520,17 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             if (!optarg && optind < argc && strcmp(argv[optind], "all") == 0)
                 return usage_error("--events takes its value after '=': --events=%s",
                                    argv[optind]);
-            if (optarg && strcmp(optarg, "all") != 0)
-                return usage_error("--events takes 'all' (not '%s')", optarg);
+            if (optarg) {
+                int r = etl_filter_add(filter, ETL_FILTER_EVENTS, optarg, ferr, sizeof ferr);
+                if (r == -2) {
+                    fprintf(stderr, "%s: out of memory\n", progname);
+                    return EXIT_NOMEM;
+                }
+                if (r != 0) {
+                    fprintf(stderr, "%s: --events %s\n", progname, ferr);
+                    return EXIT_USAGE;
+                }
+            }
             view = ETL_VIEW_EVENTS;
             nviews++;
             break;
@@ -727,9 +740,10 @@ static int run(int argc, char **argv, struct etl_filter *filter)
 
 int main(int argc, char **argv)
 {
-    struct etl_filter *filter = etl_filter_new();
-    if (!filter) {
+    struct etl_filter *filter = NULL;
+    if (etl_library_begin() != 0 || !(filter = etl_filter_new())) {
         fprintf(stderr, "%s: out of memory\n", progname);
+        etl_library_end();
         return EXIT_NOMEM;
     }
     int status = run(argc, argv, filter);

@@ -38,7 +38,7 @@ expect "unknown option" 2 "$etldump" --no-such-option "$sample"
 expect "no input" 2 "$etldump"
 expect "bad format" 2 "$etldump" -f yaml "$sample"
 expect "bad time" 2 "$etldump" --time=later "$sample"
-expect "bad --events" 2 "$etldump" --events=some "$sample"
+expect "bad --events" 2 "$etldump" --events=Process,,Image "$sample"
 expect "bad --max-wait-reason" 2 "$etldump" --max-wait-reason=0 "$sample"
 expect "two views" 2 "$etldump" --info --stats "$sample"
 

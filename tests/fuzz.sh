@@ -12,7 +12,8 @@ here=$(dirname "$0")
 root=$here/..
 shared=${ETLDUMP_SHARED:-$root/../shared}
 bin=${FUZZ_REPLAY_DIR:-$root/build/fuzz-replay}
-targets="fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 fuzz_loggerctx"
+targets="fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 fuzz_loggerctx
+         fuzz_kfields fuzz_tracelogging fuzz_metadata"
 pass=0 fail=0
 log=$(mktemp) || exit 1
 trap 'rm -f "$log"' EXIT
@@ -27,7 +28,8 @@ for t in $targets; do
         echo "fuzz: FAIL: $bin/$t could not be built:"; sed -n '1,10p' "$log"
         continue
     fi
-    set -- "$here/fuzz/corpus/$t"
+    set --
+    [ -d "$here/fuzz/corpus/$t" ] && set -- "$here/fuzz/corpus/$t"
     [ -d "$here/fuzz/regressions/$t" ] && set -- "$@" "$here/fuzz/regressions/$t"
     if [ "$t" = fuzz_file ]; then
         for f in "$root"/samples/*.etl "$shared"/samples/real/*.etl; do

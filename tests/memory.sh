@@ -96,12 +96,19 @@ else
     oom_runs --events=all -f csv --process=svchost,abc --tid=1-5,7 --range=0.5: samples/demo-processes.etl
     oom_runs --groupmask=PERF_CONTEXT_SWITCH,0x20000100 -f csv
     oom_runs -f csv samples/demo-compact.etl samples/cswitch-v4-pmc-pebs.etl
+    oom_runs --events=Process,Thread/SetName --hook=Process/Start,0x0524 -f csv samples/demo-processes.etl
     for f in "$shared"/samples/real/dnperf-dynamicevents.etl "$shared"/samples/real/pv-diaghub-kernel.etl \
              "$shared"/samples/real/jl-perfview.etl; do
         [ -f "$f" ] || continue
         for v in --events=all --stats --summary; do
             oom_runs $v -f csv "$f"
         done
+    done
+    # TraceLogging events.
+    for f in "$shared"/samples/real/pv-selfdescribing.etl "$shared"/samples/real/pv-primitive-types.etl; do
+        [ -f "$f" ] || continue
+        oom_runs --events=all -f json "$f"
+        oom_runs --events=all -f text "$f"
     done
 fi
 echo "memory: $pass passed, $fail failed, $skip skipped"

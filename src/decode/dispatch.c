@@ -72,45 +72,45 @@ static bool dec_intr(const struct etl_event *ev, struct etl_cursor *c,
     return false;
 }
 
-#define HOOK(h, last, kind, name, fn) { h, last, NULL, 0, 0, 255, kind, name, fn, 0 }
+#define HOOK(h, last, kind, fn) { h, last, NULL, 0, 0, 255, kind, fn, 0 }
 /* An entry for some header kinds and versions only. */
-#define HOOKKV(h, kinds, v0, v1, kind, name, fn) { h, h, NULL, 0, v0, v1, kind, name, fn, kinds }
+#define HOOKKV(h, kinds, v0, v1, kind, fn) { h, h, NULL, 0, v0, v1, kind, fn, kinds }
 /* PERFINFO headers (§3.4): timestamp only. */
 #define PERFINFO ((1u << ETL_KIND_PERFINFO32) | (1u << ETL_KIND_PERFINFO64))
 
 /* The table, sorted by HookId; ranges do not overlap but for versions. */
 static const struct etl_decoder table[] = {
-    HOOK(0x0000, 0x0000, ETL_REC_LOGFILE, "EventTrace/Header", NULL),
-    HOOK(0x0005, 0x0005, ETL_REC_HEADER_EXT, "EventTrace/Extension", dec_header_ext),
-    HOOK(0x0020, 0x0020, ETL_REC_HEADER_EXT, "EventTrace/EndExtension", dec_header_ext),
-    HOOK(0x0301, 0x0301, ETL_REC_PROCESS, "Process/Start", dec_process),
-    HOOK(0x0302, 0x0302, ETL_REC_PROCESS, "Process/End", dec_process),
-    HOOK(0x0303, 0x0303, ETL_REC_PROCESS, "Process/DCStart", dec_process),
-    HOOK(0x0304, 0x0304, ETL_REC_PROCESS, "Process/DCEnd", dec_process),
-    HOOK(0x030B, 0x030B, ETL_REC_PROCESS, "Process/Terminate", dec_process),
-    HOOK(0x0320, 0x0320, ETL_REC_PROCESS, "Process/PerfCtr", dec_process),
-    HOOK(0x0321, 0x0321, ETL_REC_PROCESS, "Process/PerfCtrRundown", dec_process),
-    HOOK(0x0327, 0x0327, ETL_REC_PROCESS, "Process/Defunct", dec_process),
-    HOOK(0x0501, 0x0501, ETL_REC_THREAD, "Thread/Start", dec_thread),
-    HOOK(0x0502, 0x0502, ETL_REC_THREAD, "Thread/End", dec_thread),
-    HOOK(0x0503, 0x0503, ETL_REC_THREAD, "Thread/DCStart", dec_thread),
-    HOOK(0x0504, 0x0504, ETL_REC_THREAD, "Thread/DCEnd", dec_thread),
-    HOOK(0x0524, 0x0524, ETL_REC_CSWITCH, "Thread/CSwitch", dec_cswitch),
-    HOOK(0x0525, 0x0525, ETL_REC_CSWITCH_BATCH, "Thread/CompactCSwitch", dec_batch),
+    HOOK(0x0000, 0x0000, ETL_REC_LOGFILE, NULL),
+    HOOK(0x0005, 0x0005, ETL_REC_HEADER_EXT, dec_header_ext),
+    HOOK(0x0020, 0x0020, ETL_REC_HEADER_EXT, dec_header_ext),
+    HOOK(0x0301, 0x0301, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0302, 0x0302, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0303, 0x0303, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0304, 0x0304, ETL_REC_PROCESS, dec_process),
+    HOOK(0x030B, 0x030B, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0320, 0x0320, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0321, 0x0321, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0327, 0x0327, ETL_REC_PROCESS, dec_process),
+    HOOK(0x0501, 0x0501, ETL_REC_THREAD, dec_thread),
+    HOOK(0x0502, 0x0502, ETL_REC_THREAD, dec_thread),
+    HOOK(0x0503, 0x0503, ETL_REC_THREAD, dec_thread),
+    HOOK(0x0504, 0x0504, ETL_REC_THREAD, dec_thread),
+    HOOK(0x0524, 0x0524, ETL_REC_CSWITCH, dec_cswitch),
+    HOOK(0x0525, 0x0525, ETL_REC_CSWITCH_BATCH, dec_batch),
     /* Versions 2 and later share the 8-byte payload (§16); a ReadyThread
      * comes with a PERFINFO header, another header kind is another event. */
-    HOOKKV(0x0532, PERFINFO, 2, 255, ETL_REC_READY, "Thread/ReadyThread", dec_ready),
-    HOOK(0x0548, 0x0548, ETL_REC_THREAD, "Thread/SetName", dec_thread),
-    HOOKKV(0x0F32, PERFINFO, 2, 255, ETL_REC_INTR, "PerfInfo/ISR-MSI", dec_intr),
-    HOOKKV(0x0F42, PERFINFO, 0, 255, ETL_REC_INTR, "PerfInfo/ThreadedDPC", dec_intr),
-    HOOKKV(0x0F43, PERFINFO, 0, 255, ETL_REC_INTR, "PerfInfo/ISR", dec_intr),
-    HOOKKV(0x0F44, PERFINFO, 0, 255, ETL_REC_INTR, "PerfInfo/DPC", dec_intr),
-    HOOKKV(0x0F45, PERFINFO, 0, 255, ETL_REC_INTR, "PerfInfo/TimerDPC", dec_intr),
+    HOOKKV(0x0532, PERFINFO, 2, 255, ETL_REC_READY, dec_ready),
+    HOOK(0x0548, 0x0548, ETL_REC_THREAD, dec_thread),
+    HOOKKV(0x0F32, PERFINFO, 2, 255, ETL_REC_INTR, dec_intr),
+    HOOKKV(0x0F42, PERFINFO, 0, 255, ETL_REC_INTR, dec_intr),
+    HOOKKV(0x0F43, PERFINFO, 0, 255, ETL_REC_INTR, dec_intr),
+    HOOKKV(0x0F44, PERFINFO, 0, 255, ETL_REC_INTR, dec_intr),
+    HOOKKV(0x0F45, PERFINFO, 0, 255, ETL_REC_INTR, dec_intr),
 };
 
 /* The entry for everything else. */
 static const struct etl_decoder generic = { 0, 0xFFFF, NULL, 0, 0, 255, ETL_REC_NONE,
-                                            NULL, NULL, 0 };
+                                            NULL, 0 };
 
 #define NTABLE (sizeof table / sizeof table[0])
 

@@ -1,7 +1,11 @@
 /*
- * dispatch.h - the one table that says how each kind of event is decoded:
- * {HookId range, or provider GUID and event id; version range; name;
- * decoder; header kinds}. Every view decodes an event through it, once per pass; an event
+ * dispatch.h - the one table that says how each kind of event is decoded
+ * into a typed record: {HookId range, or provider GUID and event id;
+ * version range; header kinds; decoder}. Event names are not kept here:
+ * every event's name comes from the kernel table (decode/kfields.h,
+ * etl_kernel_event_name) or the other sources of decode/payload.h, so there
+ * is one name per event. Every view decodes an event through it, once per
+ * pass; an event
  * no entry matches goes to the generic entry (no typed record), so nothing
  * is dropped. Adding a decoder is a file of its own plus one table line.
  */
@@ -62,7 +66,6 @@ struct etl_decoder {
     uint16_t event_id;          /* with the provider */
     uint8_t vmin, vmax;         /* versions */
     uint8_t kind;               /* enum etl_rec_kind */
-    const char *name;           /* e.g. "Thread/CSwitch"; NULL when unknown */
     etl_decode_fn decode;       /* NULL: nothing to decode */
     uint16_t kinds;             /* header kinds (1 << enum etl_kind) it takes; 0: any */
 };

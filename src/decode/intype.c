@@ -1,34 +1,12 @@
 /*
  * intype.c - one payload value by TDH input type (Microsoft tdh.h,
  * _TDH_IN_TYPE; MOF Sid extension per "Event Tracing MOF Qualifiers").
- * Layout facts: doc/format.md sections 20.2 and 21.3.
+ * Layout facts: doc/format.md sections 18.2 and 19.3.
  */
 #include "decode/intype.h"
 
 #include <stdio.h>
 #include <string.h>
-
-size_t etl_intype_size(unsigned in, unsigned ptr_size)
-{
-    switch (in) {
-    case ETL_IN_INT8: case ETL_IN_UINT8: case ETL_IN_ANSICHAR:
-        return 1;
-    case ETL_IN_INT16: case ETL_IN_UINT16: case ETL_IN_UNICODECHAR:
-        return 2;
-    case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_FLOAT: case ETL_IN_BOOLEAN:
-    case ETL_IN_HEXINT32:
-        return 4;
-    case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_DOUBLE: case ETL_IN_FILETIME:
-    case ETL_IN_HEXINT64:
-        return 8;
-    case ETL_IN_GUID: case ETL_IN_SYSTEMTIME:
-        return 16;
-    case ETL_IN_POINTER: case ETL_IN_SIZET:
-        return ptr_size;
-    default:
-        return 0;
-    }
-}
 
 /* Finds the end of a NUL-terminated string of unit-byte characters in
  * p[0..n); returns the characters' byte length, or SIZE_MAX if there is no
@@ -39,7 +17,16 @@ static size_t strz_len(const uint8_t *p, size_t n, unsigned unit)
         const uint8_t *z = memchr(p, 0, n);
         return z ? (size_t)(z - p) : SIZE_MAX;
     }
-    for (size_t i = 0; i + 1 < n; i += 2)
+    size_t i = 0;
+    /* Four units at a time while none is zero. */
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        w = etl_le64((const uint8_t *)&w);
+        if ((w - 0x0001000100010001ull) & ~w & 0x8000800080008000ull)
+            break;
+    }
+    for (; i + 1 < n; i += 2)
         if (p[i] == 0 && p[i + 1] == 0)
             return i;
     return SIZE_MAX;
@@ -120,6 +107,11 @@ int etl_intype_read(struct etl_fields *fl, const char *name, size_t nlen, unsign
                     enum etl_hint hint, uint32_t len, struct etl_cursor *c,
                     unsigned ptr_size, uint64_t *ival)
 {
+    if (hint == ETL_H_NONE) {
+        int r = etl_intype_read_int(fl, name, nlen, in, c, ptr_size, ival);
+        if (r >= 0)
+            return r;
+    }
     size_t left = etl_cur_left(c);
     const uint8_t *p = etl_cur_here(c);
     size_t used;

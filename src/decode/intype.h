@@ -2,7 +2,7 @@
  * intype.h - reading one payload value by its TDH input type (the
  * _TDH_IN_TYPE values of Microsoft's tdh.h) into a field list. Shared by the
  * kernel table (kfields.c), TraceLogging (tracelogging.c) and the trace's own
- * metadata (metadata.c). Encodings: doc/format.md sections 20.2 and 21.3.
+ * metadata (metadata.c). Encodings: doc/format.md sections 18.2 and 19.3.
  */
 #ifndef ETLDUMP_INTYPE_H
 #define ETLDUMP_INTYPE_H
@@ -80,8 +80,80 @@ int etl_intype_read(struct etl_fields *fl, const char *name, size_t nlen, unsign
                     enum etl_hint hint, uint32_t len, struct etl_cursor *c,
                     unsigned ptr_size, uint64_t *ival);
 
+/* The integer in-types without a display hint: etl_intype_read's common
+ * case, inline for the layout tables. Returns 1 when read, 0 when the value
+ * runs past the cursor's range, -1 when in is another type. */
+static inline int etl_intype_read_int(struct etl_fields *fl, const char *name, size_t nlen,
+                                      unsigned in, struct etl_cursor *c, unsigned ptr_size,
+                                      uint64_t *ival)
+{
+    unsigned size;
+    enum { K_UINT, K_INT, K_HEX, K_PTR } kind;
+    switch (in) {
+    case ETL_IN_UINT8: size = 1; kind = K_UINT; break;
+    case ETL_IN_UINT16: size = 2; kind = K_UINT; break;
+    case ETL_IN_UINT32: size = 4; kind = K_UINT; break;
+    case ETL_IN_UINT64: size = 8; kind = K_UINT; break;
+    case ETL_IN_SIZET: size = ptr_size; kind = K_UINT; break;
+    case ETL_IN_INT8: size = 1; kind = K_INT; break;
+    case ETL_IN_INT16: size = 2; kind = K_INT; break;
+    case ETL_IN_INT32: size = 4; kind = K_INT; break;
+    case ETL_IN_INT64: size = 8; kind = K_INT; break;
+    case ETL_IN_HEXINT32: size = 4; kind = K_HEX; break;
+    case ETL_IN_HEXINT64: size = 8; kind = K_HEX; break;
+    case ETL_IN_POINTER: size = ptr_size; kind = K_PTR; break;
+    default: return -1;
+    }
+    if (etl_cur_left(c) < size)
+        return 0;
+    const uint8_t *p = c->base + c->pos;
+    uint64_t u = size == 1 ? p[0] : size == 2 ? etl_le16(p) : size == 4 ? etl_le32(p)
+                                                                        : etl_le64(p);
+    c->pos += size;
+    if (ival)
+        *ival = u;
+    switch (kind) {
+    case K_UINT:
+        etl_fields_uint(fl, name, nlen, u);
+        break;
+    case K_INT:
+        /* Sign-extended from its size. */
+        etl_fields_int(fl, name, nlen,
+                       size == 8 ? (int64_t)u
+                                 : (int64_t)(u ^ (1ull << (8 * size - 1))) -
+                                       (int64_t)(1ull << (8 * size - 1)));
+        break;
+    case K_HEX:
+        etl_fields_hex(fl, name, nlen, u);
+        break;
+    default:
+        etl_fields_ptr(fl, name, nlen, u);
+    }
+    return 1;
+}
+
 /* Returns the fixed size of input type `in` in bytes (POINTER and SIZET:
  * ptr_size), or 0 when it is variable. */
-size_t etl_intype_size(unsigned in, unsigned ptr_size);
+static inline size_t etl_intype_size(unsigned in, unsigned ptr_size)
+{
+    switch (in) {
+    case ETL_IN_INT8: case ETL_IN_UINT8: case ETL_IN_ANSICHAR:
+        return 1;
+    case ETL_IN_INT16: case ETL_IN_UINT16: case ETL_IN_UNICODECHAR:
+        return 2;
+    case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_FLOAT: case ETL_IN_BOOLEAN:
+    case ETL_IN_HEXINT32:
+        return 4;
+    case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_DOUBLE: case ETL_IN_FILETIME:
+    case ETL_IN_HEXINT64:
+        return 8;
+    case ETL_IN_GUID: case ETL_IN_SYSTEMTIME:
+        return 16;
+    case ETL_IN_POINTER: case ETL_IN_SIZET:
+        return ptr_size;
+    default:
+        return 0;
+    }
+}
 
 #endif

@@ -1,36 +1,20 @@
 /*
- * kfields.c - the engine that applies the kernel layout table
- * (klayouts.c) to an event's payload (doc/format.md section 20).
+ * kfields.c - the engine that applies the built-in layout tables (the kernel
+ * classes of klayouts.c, the .NET runtime's events of clrlayouts.c) to an
+ * event's payload (doc/format.md section 18).
  */
 #include "sort.h"
 #include "decode/kfields.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "decode/intype.h"
 
-/* Index entry: key = group << 8 | opcode. */
-struct kidx {
-    uint32_t key;
-    uint16_t layout;
-    uint8_t vmin, vmax;
-};
-
-#define MAX_IDX 4096u
-static struct kidx idx[MAX_IDX];
-static size_t nidx;
-static bool built;
-
-/* Names of repeated fields ("Stack1" ...), made once. */
-#define MAX_REPEAT 256u
-static char repeat_names[MAX_REPEAT][12];
-
 static int cmp_idx(const void *a, const void *b, void *ctx)
 {
     (void)ctx;
-    const struct kidx *x = a, *y = b;
+    const struct etl_kidx *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
     if (x->vmin != y->vmin)
@@ -38,23 +22,22 @@ static int cmp_idx(const void *a, const void *b, void *ctx)
     return (int)x->layout - (int)y->layout;
 }
 
-/* Builds the (key, version) index of the table once. */
-static void build(void)
+void etl_ktable_init(struct etl_ktable *t)
 {
+    t->n = 0;
     for (size_t l = 0; l < etl_nklayouts; l++) {
         const struct etl_klayout *k = &etl_klayouts[l];
-        for (size_t i = 0; i < k->nops && nidx < MAX_IDX; i++) {
-            idx[nidx].key = (uint32_t)k->group << 8 | k->ops[i];
-            idx[nidx].layout = (uint16_t)l;
-            idx[nidx].vmin = k->vmin;
-            idx[nidx].vmax = k->vmax;
-            nidx++;
+        for (size_t i = 0; i < k->nops && t->n < ETL_KTABLE_MAX; i++) {
+            struct etl_kidx *e = &t->idx[t->n++];
+            e->key = (uint32_t)k->group << 8 | k->ops[i];
+            e->layout = (uint16_t)l;
+            e->vmin = k->vmin;
+            e->vmax = k->vmax;
         }
     }
-    etl_sort(idx, nidx, sizeof idx[0], cmp_idx, NULL);
-    for (unsigned i = 0; i < MAX_REPEAT; i++)
-        snprintf(repeat_names[i], sizeof repeat_names[i], "Stack%u", i + 1);
-    built = true;
+    etl_sort(t->idx, t->n, sizeof t->idx[0], cmp_idx, NULL);
+    for (unsigned i = 0; i < ETL_KREPEAT_MAX; i++)
+        snprintf(t->repeat[i], sizeof t->repeat[i], "Stack%u", i + 1);
 }
 
 int etl_kernel_group(const struct etl_event *ev)
@@ -71,25 +54,22 @@ int etl_kernel_group(const struct etl_event *ev)
 }
 
 /* Returns the first index entry with key, or NULL. */
-static const struct kidx *find(uint32_t key)
+static const struct etl_kidx *find(const struct etl_ktable *t, uint32_t key)
 {
-    size_t lo = 0, hi = nidx;
+    size_t lo = 0, hi = t->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (idx[mid].key < key)
+        if (t->idx[mid].key < key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < nidx && idx[lo].key == key ? &idx[lo] : NULL;
+    return lo < t->n && t->idx[lo].key == key ? &t->idx[lo] : NULL;
 }
 
-const char *etl_kernel_event_name(const struct etl_event *ev)
+/* Returns the name of (group, opcode), or NULL. */
+static const char *kname(uint32_t key)
 {
-    int g = etl_kernel_group(ev);
-    if (g < 0)
-        return NULL;
-    uint32_t key = (uint32_t)g << 8 | ev->opcode;
     size_t lo = 0, hi = etl_nknames;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -104,85 +84,283 @@ const char *etl_kernel_event_name(const struct etl_event *ev)
     return NULL;
 }
 
-/* Reads one table field; returns false at damage (cursor position kept). */
-static bool read_field(const struct etl_kfield *f, struct etl_cursor *c,
-                       struct etl_fields *out, unsigned ptr)
+const char *etl_kernel_event_name(const struct etl_event *ev)
 {
-    size_t nlen = strlen(f->name);
-    uint32_t len = (f->flags & ETL_KF_FIXED) ? f->len : ETL_LEN_NONE;
-    if (f->flags & ETL_KF_ARRAY) {
-        size_t start = c->pos;
-        etl_fields_array_begin(out, f->name, nlen);
-        for (unsigned i = 0; i < f->len; i++) {
-            if (etl_intype_read(out, NULL, 0, f->in, (enum etl_hint)f->hint,
-                                ETL_LEN_NONE, c, ptr, NULL) != 1) {
-                c->pos = start;
-                etl_fields_array_end(out);
-                return false;
-            }
-        }
-        etl_fields_array_end(out);
-        return true;
-    }
-    return etl_intype_read(out, f->name, nlen, f->in, (enum etl_hint)f->hint, len, c,
-                           ptr, NULL) == 1;
+    int g = etl_kernel_group(ev);
+    return g < 0 ? NULL : kname((uint32_t)g << 8 | ev->opcode);
 }
 
-enum etl_fdec etl_kernel_fields(const struct etl_event *ev, struct etl_cursor *c,
-                                struct etl_fields *out, size_t *bad_at)
+const char *etl_kernel_hook_name(uint16_t hook)
 {
-    if (!built)
-        build();
-    *bad_at = 0;
-    int g = etl_kernel_group(ev);
-    if (g < 0)
-        return ETL_FDEC_NO_LAYOUT;
-    uint32_t key = (uint32_t)g << 8 | ev->opcode;
-    const struct kidx *e = find(key);
-    if (!e)
-        return ETL_FDEC_NO_LAYOUT;
-    unsigned v = ev->version;
-    const struct kidx *pick = NULL, *newest = NULL;
-    for (; e < idx + nidx && e->key == key; e++) {
-        if (v >= e->vmin && v <= e->vmax) {
-            pick = e;
-            break;
+    return kname(hook);
+}
+
+const char *etl_kernel_group_name(int group)
+{
+    for (size_t i = 0; i < etl_nkgroups; i++)
+        if (etl_kgroups[i].group == group)
+            return etl_kgroups[i].name;
+    return NULL;
+}
+
+/* ---- the engine ---------------------------------------------------------------- */
+
+struct kread {
+    struct etl_cursor *c;
+    struct etl_fields *out;
+    unsigned ptr;
+    const char (*repeat)[12];
+};
+
+static bool read_list(struct kread *r, const struct etl_kfield *list, unsigned depth);
+
+/* Skips the zero padding before field f when it is aligned (base: where its
+ * structure begins); false when the padding is missing or not zero. */
+static bool align(struct kread *r, const struct etl_kfield *f, size_t base)
+{
+    size_t a = etl_intype_size(f->in, r->ptr);
+    if (!(f->flags & ETL_KF_ALIGN) || a < 2)
+        return true;
+    size_t pad = (a - (r->c->pos - base) % a) % a;
+    if (pad > etl_cur_left(r->c))
+        return false;
+    for (size_t i = 0; i < pad; i++)
+        if (r->c->base[r->c->pos + i] != 0)
+            return false;
+    r->c->pos += pad;
+    return true;
+}
+
+static bool read_one(struct kread *r, const struct etl_kfield *f, const char *nm, size_t nl,
+                     uint32_t len, unsigned depth, uint64_t *val);
+
+/* Reads one value of field f (an array element when named is false);
+ * len is its length or ETL_LEN_NONE; *val receives an integer's value. */
+static bool read_value(struct kread *r, const struct etl_kfield *f, bool named,
+                       uint32_t len, unsigned depth, uint64_t *val)
+{
+    const char *nm = named ? f->name : NULL;
+    size_t nl = named ? f->nlen : 0;
+    size_t at = r->out->n;
+    bool ok = read_one(r, f, nm, nl, len, depth, val);
+    /* The tables' names need no escaping. */
+    if (named && r->out->n > at)
+        r->out->f[at].plain = 1;
+    return ok;
+}
+
+/* read_value's work: the value of field f named nm (NULL in arrays). */
+static bool read_one(struct kread *r, const struct etl_kfield *f, const char *nm, size_t nl,
+                     uint32_t len, unsigned depth, uint64_t *val)
+{
+    *val = 0;
+    if (f->flags & ETL_KF_STRUCT) {
+        etl_fields_struct_begin(r->out, nm, nl);
+        bool ok = read_list(r, f->members, depth + 1);
+        etl_fields_struct_end(r->out);
+        return ok;
+    }
+    int got = f->hint == ETL_H_NONE
+                  ? etl_intype_read_int(r->out, nm, nl, f->in, r->c, r->ptr, val)
+                  : -1;
+    if (got < 0)
+        got = etl_intype_read(r->out, nm, nl, f->in, (enum etl_hint)f->hint, len, r->c,
+                              r->ptr, val);
+    return got == 1;
+}
+
+/* Reads field f (number k of its list, vals holding the values of the
+ * fields before it; its structure begins at base); false at damage. */
+static bool read_field(struct kread *r, const struct etl_kfield *f, unsigned k,
+                       const uint64_t *val, unsigned depth, size_t base, uint64_t *v)
+{
+    *v = 0;
+    if (!align(r, f, base))
+        return false;
+    if (f->flags & ETL_KF_REPEAT) {
+        for (unsigned i = 0; etl_cur_left(r->c) > 0; i++) {
+            if (i >= ETL_KREPEAT_MAX || !r->repeat ||
+                etl_intype_read(r->out, r->repeat[i], strlen(r->repeat[i]), f->in,
+                                (enum etl_hint)f->hint, ETL_LEN_NONE, r->c, r->ptr,
+                                NULL) != 1)
+                return false;
         }
-        if (!newest || e->vmax > newest->vmax)
-            newest = e;
+        return true;
     }
-    bool newer = false;
-    if (!pick) {
-        if (!newest || v < newest->vmax)
-            return ETL_FDEC_NO_LAYOUT;
-        pick = newest;
-        newer = true;
-    }
-    const struct etl_klayout *lay = &etl_klayouts[pick->layout];
-    unsigned ptr = ev->ptr_size == 4 ? 4 : 8;
-    for (const struct etl_kfield *f = lay->fields; f->name; f++) {
-        if ((f->flags & ETL_KF_OPTIONAL) && etl_cur_left(c) == 0)
+    /* A length or count from an earlier field of this list. */
+    uint64_t from = f->len < k && f->len < ETL_KFIELDS_MAX ? val[f->len] : 0;
+    uint32_t len = ETL_LEN_NONE;
+    if (f->flags & ETL_KF_FIXED)
+        len = f->len;
+    else if (f->flags & ETL_KF_LEN_FROM)
+        len = from > 0xFFFFFFFEu ? 0xFFFFFFFEu : (uint32_t)from;
+    if (!(f->flags & (ETL_KF_ARRAY | ETL_KF_COUNT_FROM)))
+        return read_value(r, f, true, len, depth, v);
+    uint64_t count = (f->flags & ETL_KF_ARRAY) ? f->len : from;
+    /* Every element takes a byte at least. */
+    if (count > etl_cur_left(r->c))
+        return false;
+    uint64_t ev;
+    bool ok = true;
+    if (etl_fields_array_begin(r->out, f->name, f->nlen))
+        r->out->f[r->out->n - 1].plain = 1;
+    for (uint64_t i = 0; i < count && ok; i++)
+        ok = read_value(r, f, false, len, depth, &ev);
+    etl_fields_array_end(r->out);
+    return ok;
+}
+
+/* Reads the fields of list; false at damage. At the top level a damaged
+ * field is taken back whole: the cursor is left where it begins. */
+static bool read_list(struct kread *r, const struct etl_kfield *list, unsigned depth)
+{
+    uint64_t val[ETL_KFIELDS_MAX];
+    size_t base = r->c->pos;
+    if (depth > ETL_FIELDS_MAX_DEPTH)
+        return false;
+    for (unsigned k = 0; list[k].name; k++) {
+        const struct etl_kfield *f = &list[k];
+        if ((f->flags & ETL_KF_OPTIONAL) && etl_cur_left(r->c) == 0)
             break;
-        if (f->flags & ETL_KF_REPEAT) {
-            for (unsigned i = 0; etl_cur_left(c) > 0; i++) {
-                if (i >= MAX_REPEAT ||
-                    etl_intype_read(out, repeat_names[i], strlen(repeat_names[i]), f->in,
-                                    (enum etl_hint)f->hint, ETL_LEN_NONE, c, ptr,
-                                    NULL) != 1) {
-                    *bad_at = c->pos;
-                    return ETL_FDEC_PARTIAL;
-                }
+        size_t pos = r->c->pos, n = r->out->n, alen = r->out->alen;
+        unsigned open = r->out->depth;
+        uint64_t v;
+        int got = -1;
+        if (f->flags == 0 && f->hint == ETL_H_NONE) {
+            /* The usual field: one integer. */
+            got = etl_intype_read_int(r->out, f->name, f->nlen, f->in, r->c, r->ptr, &v);
+            if (got == 1 && r->out->n > n)
+                r->out->f[n].plain = 1;
+        }
+        if (got == 0 || (got < 0 && !read_field(r, f, k, val, depth, base, &v))) {
+            if (depth == 0) {
+                r->c->pos = pos;
+                r->out->n = n;
+                r->out->alen = alen;
+                r->out->depth = open;
             }
-            continue;
+            return false;
         }
-        if (!read_field(f, c, out, ptr)) {
-            *bad_at = c->pos;
-            return newer ? ETL_FDEC_PARTIAL : ETL_FDEC_DAMAGED;
-        }
+        if (k < ETL_KFIELDS_MAX)
+            val[k] = v;
+    }
+    return true;
+}
+
+/* Decodes with layout fields; newer: the event's version is above the
+ * table's. */
+static enum etl_fdec decode(const struct etl_kfield *fields, bool newer,
+                            const struct etl_event *ev, struct etl_cursor *c,
+                            struct etl_fields *out, const char (*repeat)[12],
+                            size_t *bad_at)
+{
+    struct kread r = { c, out, ev->ptr_size == 4 ? 4u : 8u, repeat };
+    if (!read_list(&r, fields, 0)) {
+        *bad_at = c->pos;
+        return newer ? ETL_FDEC_PARTIAL : ETL_FDEC_DAMAGED;
     }
     if (etl_cur_left(c) > 0) {
         *bad_at = c->pos;
         return ETL_FDEC_PARTIAL;
     }
     return ETL_FDEC_OK;
+}
+
+enum etl_fdec etl_kernel_fields(const struct etl_ktable *t, const struct etl_event *ev,
+                                struct etl_cursor *c, struct etl_fields *out,
+                                size_t *bad_at)
+{
+    *bad_at = 0;
+    int g = etl_kernel_group(ev);
+    if (g < 0)
+        return ETL_FDEC_NO_LAYOUT;
+    uint32_t key = (uint32_t)g << 8 | ev->opcode;
+    const struct etl_kidx *e = find(t, key);
+    if (!e)
+        return ETL_FDEC_NO_LAYOUT;
+    /* The entry for the version, else the newest below it: its fields are
+     * the known prefix of a newer version (doc/format.md 18.3). */
+    unsigned v = ev->version & 0xFFu;
+    const struct etl_kidx *pick = NULL, *newest = NULL;
+    for (; e < t->idx + t->n && e->key == key; e++) {
+        if (v >= e->vmin && v <= e->vmax) {
+            pick = e;
+            break;
+        }
+        if (e->vmax < v && (!newest || e->vmax > newest->vmax))
+            newest = e;
+    }
+    bool newer = !pick;
+    if (newer && !(pick = newest))
+        return ETL_FDEC_NO_LAYOUT;
+    return decode(etl_klayouts[pick->layout].fields, newer, ev, c, out, t->repeat, bad_at);
+}
+
+/* ---- built-in providers ------------------------------------------------------- */
+
+/* Returns the provider of ev when it has built-in layouts, or NULL. */
+static const struct etl_pprovider *pprovider(const uint8_t guid[16])
+{
+    for (size_t i = 0; i < etl_npproviders; i++)
+        if (etl_pproviders[i].guid[0] == guid[0] &&
+            memcmp(etl_pproviders[i].guid, guid, 16) == 0)
+            return &etl_pproviders[i];
+    return NULL;
+}
+
+/* Finds the built-in event of ev: its entry for the version, else the
+ * newest entry below it (*newer set). NULL when none. */
+static const struct etl_pevent *pevent(const struct etl_event *ev, bool *newer)
+{
+    *newer = false;
+    if ((ev->kind != ETL_KIND_EVENT_HEADER32 && ev->kind != ETL_KIND_EVENT_HEADER64) ||
+        !(ev->flags & ETL_EV_EVENT_ID))
+        return NULL;
+    const struct etl_pprovider *p = pprovider(ev->guid);
+    if (!p)
+        return NULL;
+    size_t lo = 0, hi = p->nev;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->ev[mid].id < ev->event_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    unsigned v = ev->version & 0xFFu;
+    const struct etl_pevent *newest = NULL;
+    for (size_t i = lo; i < p->nev && p->ev[i].id == ev->event_id; i++) {
+        if (v >= p->ev[i].vmin && v <= p->ev[i].vmax)
+            return &p->ev[i];
+        if (p->ev[i].vmax < v)
+            newest = &p->ev[i];
+    }
+    *newer = newest != NULL;
+    return newest;
+}
+
+enum etl_fdec etl_builtin_fields(const struct etl_event *ev, struct etl_cursor *c,
+                                 struct etl_fields *out, const char **name,
+                                 size_t *bad_at)
+{
+    bool newer;
+    const struct etl_pevent *e = pevent(ev, &newer);
+    *bad_at = 0;
+    *name = e ? e->name : NULL;
+    if (!e)
+        return ETL_FDEC_NO_LAYOUT;
+    return decode(e->fields, newer, ev, c, out, NULL, bad_at);
+}
+
+const char *etl_builtin_event_name(const struct etl_event *ev)
+{
+    bool newer;
+    const struct etl_pevent *e = pevent(ev, &newer);
+    return e ? e->name : NULL;
+}
+
+const char *etl_builtin_provider_name(const uint8_t guid[16])
+{
+    const struct etl_pprovider *p = pprovider(guid);
+    return p ? p->name : NULL;
 }

@@ -8,45 +8,10 @@
  * "TcpIp" and "UdpIp" classes, "PageFault" classes, "EventTrace_Header",
  * "Header_Extension_TypeGroup") and of the classes the system's own TDH
  * reports for them; where real traces differ from the documentation, the
- * traces win. Sources per class: doc/format.md section 20.
+ * traces win. Sources per class: doc/format.md section 18.
  */
-#include "decode/kfields.h"
+#include "decode/kmacros.h"
 
-#include "decode/intype.h"
-
-/* Field constructors. */
-#define F(n, t) { n, t, ETL_H_NONE, 0, 0 }
-#define FH(n, t, h) { n, t, h, 0, 0 }
-#define U8(n) F(n, ETL_IN_UINT8)
-#define I8(n) F(n, ETL_IN_INT8)
-#define U16(n) F(n, ETL_IN_UINT16)
-#define I16(n) F(n, ETL_IN_INT16)
-#define U32(n) F(n, ETL_IN_UINT32)
-#define I32(n) F(n, ETL_IN_INT32)
-#define X32(n) F(n, ETL_IN_HEXINT32)
-#define U64(n) F(n, ETL_IN_UINT64)
-#define I64(n) F(n, ETL_IN_INT64)
-#define X64(n) F(n, ETL_IN_HEXINT64)
-#define X16(n) FH(n, ETL_IN_UINT16, ETL_H_HEX)
-#define PTR(n) F(n, ETL_IN_POINTER)
-#define SZT(n) F(n, ETL_IN_SIZET)
-#define WSZ(n) F(n, ETL_IN_UNICODESTRING)
-#define ASZ(n) F(n, ETL_IN_ANSISTRING)
-#define GUID(n) F(n, ETL_IN_GUID)
-#define FTIME(n) F(n, ETL_IN_FILETIME)
-#define SID(n) F(n, ETL_IN_WBEMSID)
-#define WCH(n, k) { n, ETL_IN_UNICODESTRING, ETL_H_NONE, ETL_KF_FIXED, k }
-#define BIN(n, k) { n, ETL_IN_BINARY, ETL_H_NONE, ETL_KF_FIXED, k }
-#define OPT_WSZ(n) { n, ETL_IN_UNICODESTRING, ETL_H_NONE, ETL_KF_OPTIONAL, 0 }
-#define ARR(n, t, k) { n, t, ETL_H_NONE, ETL_KF_ARRAY, k }
-#define PORT(n) FH(n, ETL_IN_UINT16, ETL_H_PORT)
-#define IPV4(n) FH(n, ETL_IN_UINT32, ETL_H_IPV4)
-#define IPV6(n) { n, ETL_IN_BINARY, ETL_H_IPV6, ETL_KF_FIXED, 16 }
-#define STACK { "Stack", ETL_IN_POINTER, ETL_H_NONE, ETL_KF_REPEAT, 0 }
-#define END { NULL, 0, 0, 0, 0 }
-
-#define FIELDS(...) ((const struct etl_kfield[]){ __VA_ARGS__, END })
-#define OPS(...) ((const uint8_t[]){ __VA_ARGS__ }), sizeof((const uint8_t[]){ __VA_ARGS__ })
 #define L(g, v0, v1, ops, fields) { g, v0, v1, ops, fields }
 
 /* Kernel groups (HookId >> 8). */
@@ -137,7 +102,7 @@ const struct etl_klayout etl_klayouts[] = {
         PTR("UserStackBase"), PTR("UserStackLimit"), PTR("StartAddr"),
         PTR("Win32StartAddr"), PTR("TebBase"), X32("SubProcessTag"))),
     /* Version 3 records of Windows 10 1903 and later carry the ThreadName of
-     * the version 4 class although they say version 3 (doc/format.md 20.4). */
+     * the version 4 class although they say version 3 (doc/format.md 18.4). */
     L(G_THREAD, 3, 3, OPS(1, 2, 3, 4), FIELDS(THREAD_V3, OPT_WSZ("ThreadName"))),
     L(G_THREAD, 4, 4, OPS(1, 2, 3, 4), FIELDS(THREAD_V3, WSZ("ThreadName"))),
     L(G_THREAD, 2, 4, OPS(36), FIELDS(
@@ -146,7 +111,7 @@ const struct etl_klayout etl_klayouts[] = {
         I8("OldThreadWaitReason"), I8("OldThreadWaitMode"), I8("OldThreadState"),
         I8("OldThreadWaitIdealProcessor"), U32("NewThreadWaitTime"), U32("Reserved"))),
     /* Compact context-switch batch: the PERFINFO_CCSWAP_BUFFER header; the
-     * packed records that follow stay payload_hex (doc/format.md 20.4). */
+     * packed records that follow stay payload_hex (doc/format.md 18.4). */
     L(G_THREAD, 0, 255, OPS(37), FIELDS(
         I64("FirstTimeStamp"), ARR("TidTable", ETL_IN_UINT32, 16),
         ARR("ThreadBasePriority", ETL_IN_INT8, 16))),
@@ -291,6 +256,11 @@ const struct etl_klayout etl_klayouts[] = {
     L(G_PERFINFO, 2, 2, OPS(67), FIELDS(
         U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U8("Vector"),
         U16("Reserved"))),
+    /* ISR-MSI has no MOF class of its own: ISR's fields, then the message
+     * number (doc/format.md section 17). */
+    L(G_PERFINFO, 2, 2, OPS(50), FIELDS(
+        U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U8("Vector"),
+        U16("Reserved"), U32("MessageNumber"))),
     L(G_PERFINFO, 1, 1, OPS(68, 69), FIELDS(U64("InitialTime"), PTR("Routine"))),
     L(G_PERFINFO, 2, 2, OPS(66, 68, 69), FIELDS(U64("InitialTime"), PTR("Routine"))),
     L(G_PERFINFO, 2, 2, OPS(58), FIELDS(END)),
@@ -444,6 +414,18 @@ const struct etl_klayout etl_klayouts[] = {
 };
 const size_t etl_nklayouts = sizeof etl_klayouts / sizeof etl_klayouts[0];
 
+/* Group names, the part of each event name before its '/'. */
+const struct etl_kgroupname etl_kgroups[] = {
+    { G_EVENTTRACE, "EventTrace" }, { G_DISKIO, "DiskIo" }, { G_PAGEFAULT, "PageFault" },
+    { G_PROCESS, "Process" }, { G_FILEIO, "FileIo" }, { G_THREAD, "Thread" },
+    { G_TCPIP, "TcpIp" }, { G_UDPIP, "UdpIp" }, { G_REGISTRY, "Registry" },
+    { G_SYSCONFIG, "SysConfig" }, { G_PERFINFO, "PerfInfo" }, { G_IMAGE, "Image" },
+    { G_STACKWALK, "StackWalk" }, { G_ALPC, "ALPC" },
+    { ETL_KG_SYSCONFIGEX, "SysConfigEx" }, { ETL_KG_IMAGEID, "ImageID" },
+    { ETL_KG_WINSAT, "WinSAT" }, { ETL_KG_METADATA, "EventMetadata" },
+};
+const size_t etl_nkgroups = sizeof etl_kgroups / sizeof etl_kgroups[0];
+
 /* Event names: the MOF classes' DisplayName and EventTypeName. */
 #define N(g, op, name) { g, op, name }
 const struct etl_kname etl_knames[] = {
@@ -585,7 +567,12 @@ const struct etl_kname etl_knames[] = {
     N(G_SYSCONFIG, 33, "SysConfig/DeviceFamily"),
     N(G_SYSCONFIG, 34, "SysConfig/FlightIds"),
     N(G_SYSCONFIG, 35, "SysConfig/Processors"),
+    /* evntrace.h EVENT_TRACE_TYPE_CONFIG_VIRTUALIZATION and _BOOT: named, no
+     * public layout (their payloads stay payload_hex). */
+    N(G_SYSCONFIG, 36, "SysConfig/Virtualization"),
+    N(G_SYSCONFIG, 37, "SysConfig/Boot"),
     N(G_PERFINFO, 46, "PerfInfo/SampledProfile"),
+    N(G_PERFINFO, 50, "PerfInfo/ISR-MSI"),
     N(G_PERFINFO, 51, "PerfInfo/SysCallEnter"),
     N(G_PERFINFO, 52, "PerfInfo/SysCallExit"),
     N(G_PERFINFO, 58, "PerfInfo/DebuggerEnabled"),
@@ -622,11 +609,6 @@ const struct etl_kname etl_knames[] = {
 };
 const size_t etl_nknames = sizeof etl_knames / sizeof etl_knames[0];
 
-/* GUIDs in file byte order: Data1 and Data2, Data3 little-endian. */
-#define GB(d1, d2, d3, a, b, c, d, e, f, g, h)                                   \
-    { (uint8_t)(d1), (uint8_t)((d1) >> 8), (uint8_t)((d1) >> 16),                \
-      (uint8_t)((d1) >> 24), (uint8_t)(d2), (uint8_t)((d2) >> 8), (uint8_t)(d3), \
-      (uint8_t)((d3) >> 8), a, b, c, d, e, f, g, h }
 const struct etl_kguid etl_kguids[] = {
     { GB(0x68fdd900u, 0x4a3e, 0x11d1, 0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3), G_EVENTTRACE },
     { GB(0x3d6fa8d4u, 0xfe05, 0x11d0, 0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c), G_DISKIO },

@@ -3,7 +3,7 @@
  * EventMetadata events holding TRACE_EVENT_INFO (Microsoft tdh.h:
  * TRACE_EVENT_INFO, EVENT_PROPERTY_INFO, PROPERTY_FLAGS, EVENT_MAP_INFO),
  * kept in a bounded per-file registry and applied to the events they
- * describe (doc/format.md section 22).
+ * describe (doc/format.md section 20).
  */
 #include "decode/metadata.h"
 
@@ -13,6 +13,7 @@
 
 #include "decode/intype.h"
 #include "decode/kfields.h"
+#include "decode/manifest.h"
 
 /* PROPERTY_FLAGS (tdh.h). */
 #define PROP_STRUCT 0x1u
@@ -57,6 +58,7 @@ struct etl_meta_event {
     uint8_t version;
     uint8_t classic;
     uint32_t name;            /* offset in str */
+    uint32_t prov;            /* the provider's name: offset in str */
     uint32_t prop_first, nprops, ntop;
 };
 
@@ -67,6 +69,8 @@ void etl_meta_init(struct etl_meta *m)
 
 void etl_meta_free(struct etl_meta *m)
 {
+    for (size_t i = 0; i < ETL_META_MAX_PENDING; i++)
+        free(m->pend[i].buf);
     free(m->ev);
     free(m->props);
     free(m->str);
@@ -74,9 +78,17 @@ void etl_meta_free(struct etl_meta *m)
     memset(m, 0, sizeof *m);
 }
 
+bool etl_meta_is_manifest(const struct etl_event *ev)
+{
+    return (ev->kind == ETL_KIND_EVENT_HEADER32 || ev->kind == ETL_KIND_EVENT_HEADER64) &&
+           ev->event_id == ETL_MANIFEST_EVENT_ID && ev->opcode == ETL_MANIFEST_OPCODE &&
+           ev->data_len >= ETL_MANIFEST_HEADER && ev->data[3] == ETL_MANIFEST_MAGIC;
+}
+
 bool etl_meta_is_metadata(const struct etl_event *ev)
 {
-    return etl_kernel_group(ev) == ETL_KG_METADATA && (ev->opcode == 32 || ev->opcode == 33);
+    return (etl_kernel_group(ev) == ETL_KG_METADATA && (ev->opcode == 32 || ev->opcode == 33)) ||
+           etl_meta_is_manifest(ev);
 }
 
 /* Grows an array to hold n more items of size sz; false at the cap. */
@@ -89,11 +101,15 @@ static bool grow(struct etl_meta *m, void **arr, size_t *cap, size_t used, size_
     while (nc < used + more)
         nc *= 2;
     size_t add = (nc - *cap) * sz;
-    if (m->bytes + add > ETL_META_MAX_BYTES)
+    if (m->bytes + add > ETL_META_MAX_BYTES) {
+        m->capped = true;
         return false;
+    }
     void *p = realloc(*arr, nc * sz);
-    if (!p)
+    if (!p) {
+        m->nomem = true;
         return false;
+    }
     *arr = p;
     m->bytes += add;
     *cap = nc;
@@ -166,11 +182,15 @@ static bool hash_insert(struct etl_meta *m, size_t idx)
 {
     if ((m->nev + 1) * 2 > m->hcap) {
         size_t nc = m->hcap ? m->hcap * 2 : 256;
-        if (m->bytes + nc * sizeof(uint32_t) > ETL_META_MAX_BYTES)
+        if (m->bytes + nc * sizeof(uint32_t) > ETL_META_MAX_BYTES) {
+            m->capped = true;
             return false;
+        }
         uint32_t *h = calloc(nc, sizeof *h);
-        if (!h)
+        if (!h) {
+            m->nomem = true;
             return false;
+        }
         m->bytes += nc * sizeof *h;
         free(m->hash);
         m->hash = h;
@@ -221,37 +241,32 @@ static uint32_t compose_name(struct etl_meta *m, uint32_t prov, uint32_t evname,
     return at;
 }
 
-bool etl_meta_add(struct etl_meta *m, const struct etl_event *ev)
+/* Keeps the description in the TRACE_EVENT_INFO at b[0..n). */
+static void add_tei(struct etl_meta *m, const uint8_t *b, size_t n)
 {
-    if (!etl_meta_is_metadata(ev))
-        return false;
-    if (ev->opcode != 32)
-        return true;
-    const uint8_t *b = ev->data;
-    size_t n = ev->data_len;
     if (n < TEI_PROPERTIES) {
         m->dropped++;
-        return true;
+        return;
     }
     uint32_t nprops = etl_le32(b + TEI_PROPERTY_COUNT);
     uint32_t ntop = etl_le32(b + TEI_TOP_LEVEL_COUNT);
     if (nprops > MAX_PROPS_PER_EVENT || ntop > nprops ||
         nprops > (n - TEI_PROPERTIES) / EPI_SIZE) {
         m->dropped++;
-        return true;
+        return;
     }
     bool classic = etl_le32(b + TEI_DECODING_SOURCE) == DECODING_SOURCE_WBEM;
     const uint8_t *g = b + (classic ? TEI_EVENT_GUID : TEI_PROVIDER_GUID);
     unsigned code = classic ? b[TEI_DESCRIPTOR + 5] : etl_le16(b + TEI_DESCRIPTOR);
     unsigned version = b[TEI_DESCRIPTOR + 2];
     if (lookup(m, g, code, version, classic))
-        return true; /* the first description wins */
+        return; /* the first description wins */
     if (m->nev >= ETL_META_MAX_EVENTS ||
         !grow(m, (void **)&m->ev, &m->cap_ev, m->nev, 1, sizeof *m->ev) ||
         !grow(m, (void **)&m->props, &m->cap_props, m->nprops, nprops, sizeof *m->props)) {
-        m->capped = true;
+        m->capped = m->capped || !m->nomem;
         m->dropped++;
-        return true;
+        return;
     }
     bool ok = true;
     size_t str_mark = m->slen;
@@ -267,8 +282,10 @@ bool etl_meta_add(struct etl_meta *m, const struct etl_event *ev)
     uint32_t evn = keep_str(m, b, n, etl_le32(b + TEI_EVENT_NAME), NULL, &ok);
     uint32_t task = keep_str(m, b, n, etl_le32(b + TEI_TASK_NAME), NULL, &ok);
     uint32_t opc = keep_str(m, b, n, etl_le32(b + TEI_OPCODE_NAME), "win:", &ok);
+    e->prov = prov;
     e->name = compose_name(m, prov, evn, task, opc, code, &ok);
-    for (uint32_t i = 0; i < nprops && ok; i++) {
+    bool bad = false;
+    for (uint32_t i = 0; i < nprops && ok && !bad; i++) {
         const uint8_t *q = b + TEI_PROPERTIES + (size_t)i * EPI_SIZE;
         struct etl_meta_prop *p = &m->props[m->nprops + i];
         p->flags = (uint16_t)etl_le32(q);
@@ -281,17 +298,137 @@ bool etl_meta_add(struct etl_meta *m, const struct etl_event *ev)
         p->length = etl_le16(q + 18);
         if ((p->flags & PROP_STRUCT) &&
             ((uint32_t)p->sstart + p->nmem > nprops || p->sstart <= i))
-            ok = false;
+            bad = true;
     }
-    if (!ok || !hash_insert(m, m->nev)) {
+    if (!ok || bad || !hash_insert(m, m->nev)) {
         m->slen = str_mark;
-        m->capped = m->capped || ok;
         m->dropped++;
-        return true;
+        return;
     }
     m->nprops += nprops;
     m->nev++;
+}
+
+/* Receives one event description made from a manifest. */
+static bool from_manifest(void *ctx, const uint8_t *tei, size_t n)
+{
+    struct etl_meta *m = ctx;
+    add_tei(m, tei, n);
+    return !m->nomem;
+}
+
+/* Hashes a manifest's text (FNV-1a, 64 bits). */
+static uint64_t text_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h ^ n;
+}
+
+/* Reads a manifest whole: each of its events becomes a description. A
+ * manifest read before (processes each log the same one) is skipped. */
+static void read_manifest(struct etl_meta *m, const uint8_t *p, size_t n)
+{
+    uint64_t h = text_hash(p, n);
+    for (size_t i = 0; i < m->nseen; i++)
+        if (m->seen[i] == h)
+            return;
+    if (m->nseen < ETL_META_MAX_MANIFESTS)
+        m->seen[m->nseen++] = h;
+    int r = etl_manifest_read((const char *)p, n, from_manifest, m);
+    if (r < 0)
+        m->nomem = true;
+    else if (r == 0)
+        m->dropped++;
+}
+
+/* Takes one chunk of an EventSource manifest (doc/format.md section 20). */
+static void add_manifest_chunk(struct etl_meta *m, const struct etl_event *ev)
+{
+    const uint8_t *d = ev->data;
+    unsigned total = etl_le16(d + 4), chunk = etl_le16(d + 6);
+    const uint8_t *text = d + ETL_MANIFEST_HEADER;
+    size_t len = ev->data_len - ETL_MANIFEST_HEADER;
+    if (total == 1 && chunk == 0) {
+        read_manifest(m, text, len);
+        return;
+    }
+    /* The pending manifest of this provider, or a free slot. */
+    struct etl_meta_pending *pd = NULL;
+    for (size_t i = 0; i < ETL_META_MAX_PENDING && !pd; i++)
+        if (m->pend[i].used && memcmp(m->pend[i].guid, ev->guid, 16) == 0)
+            pd = &m->pend[i];
+    if (chunk == 0 && !pd) {
+        for (size_t i = 0; i < ETL_META_MAX_PENDING && !pd; i++)
+            if (!m->pend[i].used)
+                pd = &m->pend[i];
+        if (!pd) {
+            m->dropped++;
+            return;
+        }
+        memcpy(pd->guid, ev->guid, 16);
+        pd->used = true;
+    }
+    if (!pd)
+        return;
+    if (chunk == 0) {
+        pd->len = 0;
+        pd->total = (uint16_t)total;
+        pd->next = 0;
+    }
+    if (chunk != pd->next || total != pd->total || total == 0 ||
+        len > ETL_META_MAX_MANIFEST - pd->len) {
+        pd->used = false;
+        m->dropped++;
+        return;
+    }
+    if (!grow(m, (void **)&pd->buf, &pd->cap, pd->len, len, 1)) {
+        pd->used = false;
+        m->dropped += !m->nomem;
+        return;
+    }
+    memcpy(pd->buf + pd->len, text, len);
+    pd->len += len;
+    if (++pd->next == pd->total) {
+        pd->used = false;
+        read_manifest(m, pd->buf, pd->len);
+    }
+}
+
+bool etl_meta_add(struct etl_meta *m, const struct etl_event *ev)
+{
+    if (etl_meta_is_manifest(ev)) {
+        add_manifest_chunk(m, ev);
+        return true;
+    }
+    if (!etl_meta_is_metadata(ev))
+        return false;
+    if (ev->opcode == 32)
+        add_tei(m, ev->data, ev->data_len);
     return true;
+}
+
+bool etl_meta_key(const struct etl_meta *m, size_t i, uint8_t guid[16], unsigned *code,
+                  unsigned *version, bool *classic)
+{
+    if (i >= m->nev)
+        return false;
+    memcpy(guid, m->ev[i].guid, 16);
+    *code = m->ev[i].code;
+    *version = m->ev[i].version;
+    *classic = m->ev[i].classic;
+    return true;
+}
+
+const char *etl_meta_provider_name(const struct etl_meta *m, const uint8_t guid[16])
+{
+    for (size_t i = 0; i < m->nev; i++) {
+        const struct etl_meta_event *e = &m->ev[i];
+        if (e->prov && memcmp(e->guid, guid, 16) == 0)
+            return m->str + e->prov;
+    }
+    return NULL;
 }
 
 /* Finds the description of ev. */
@@ -414,7 +551,7 @@ enum etl_fdec etl_meta_fields(const struct etl_meta *m, const struct etl_event *
     if (!e)
         return ETL_FDEC_NO_LAYOUT;
     *name = m->str + e->name;
-    static struct mstate s; /* large; one decode at a time */
+    struct mstate s;
     s.m = m;
     s.e = e;
     s.out = out;
@@ -454,6 +591,18 @@ enum etl_fdec etl_meta_self_fields(const struct etl_event *ev, struct etl_cursor
         return ETL_FDEC_NO_LAYOUT;
     const uint8_t *b = ev->data;
     size_t n = ev->data_len;
+    if (etl_meta_is_manifest(ev)) {
+        /* EventSource's manifest envelope, then a chunk of the manifest. */
+        etl_fields_uint(out, NM("Format"), b[0]);
+        etl_fields_uint(out, NM("MajorVersion"), b[1]);
+        etl_fields_uint(out, NM("MinorVersion"), b[2]);
+        etl_fields_hex(out, NM("Magic"), b[3]);
+        etl_fields_uint(out, NM("TotalChunks"), etl_le16(b + 4));
+        etl_fields_uint(out, NM("ChunkNumber"), etl_le16(b + 6));
+        etl_fields_str_utf8(out, NM("Data"), b + ETL_MANIFEST_HEADER, n - ETL_MANIFEST_HEADER);
+        c->pos = c->len;
+        return ETL_FDEC_OK;
+    }
     if (ev->opcode == 33) {
         /* Provider GUID, then EVENT_MAP_INFO: NameOffset, Flag, EntryCount,
          * MapEntryValueType, then EVENT_MAP_ENTRY {OutputOffset, Value}. */

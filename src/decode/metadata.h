@@ -4,11 +4,16 @@
  * merge into a trace as KernelTraceControl EventMetadata events (class GUID
  * bbccf6c1-6cd1-48c4-80ff-839482e37671, opcode 32). Filled by a pre-pass
  * over the file's events, then used to name and decode the events they
- * describe (doc/format.md section 22).
+ * describe (doc/format.md section 20).
+ *
+ * EventSource providers carry their manifest as events of their own (id
+ * 65534, opcode 254), in chunks; a whole manifest is read with libxml2
+ * (decode/manifest.c) and each event it describes is kept the same way.
  *
  * Memory is bounded: at most ETL_META_MAX_EVENTS descriptions and
- * ETL_META_MAX_BYTES bytes of names and properties; past a cap further
- * descriptions are counted in `dropped` and `capped` is set.
+ * ETL_META_MAX_BYTES bytes of names, properties and manifest chunks; past a
+ * cap further descriptions are counted in `dropped` and `capped` is set.
+ * Running out of memory sets `nomem` (the caller ends the run).
  */
 #ifndef ETLDUMP_METADATA_H
 #define ETLDUMP_METADATA_H
@@ -23,9 +28,31 @@
 
 #define ETL_META_MAX_EVENTS 65536u
 #define ETL_META_MAX_BYTES (32u * 1024u * 1024u)
+/* Manifests assembled at a time, their size, and manifests remembered as
+ * read already. */
+#define ETL_META_MAX_PENDING 8u
+#define ETL_META_MAX_MANIFEST (4u * 1024u * 1024u)
+#define ETL_META_MAX_MANIFESTS 256u
+
+/* EventSource's manifest events: id, opcode, the envelope's size and magic
+ * (u8 Format, u8 MajorVersion, u8 MinorVersion, u8 Magic, u16 TotalChunks,
+ * u16 ChunkNumber). */
+#define ETL_MANIFEST_EVENT_ID 65534u
+#define ETL_MANIFEST_OPCODE 254u
+#define ETL_MANIFEST_HEADER 8u
+#define ETL_MANIFEST_MAGIC 0x5Bu
 
 struct etl_meta_prop;
 struct etl_meta_event;
+
+/* A manifest whose chunks are being gathered. */
+struct etl_meta_pending {
+    uint8_t guid[16];
+    uint16_t total, next;     /* chunks in all, the next one expected */
+    uint8_t *buf;
+    size_t len, cap;
+    bool used;
+};
 
 struct etl_meta {
     struct etl_meta_event *ev;
@@ -37,8 +64,12 @@ struct etl_meta {
     uint32_t *hash;           /* open addressing: index + 1, 0 = empty */
     size_t hcap;
     size_t bytes;             /* memory held, checked against the cap */
+    struct etl_meta_pending pend[ETL_META_MAX_PENDING];
+    uint64_t seen[ETL_META_MAX_MANIFESTS]; /* hashes of the manifests read */
+    size_t nseen;
     uint64_t dropped;         /* descriptions not kept (cap or damage) */
     bool capped;              /* a cap was hit */
+    bool nomem;               /* an allocation failed */
 };
 
 /* Sets up an empty registry. */
@@ -48,13 +79,27 @@ void etl_meta_init(struct etl_meta *m);
 void etl_meta_free(struct etl_meta *m);
 
 /* True when ev is a KernelTraceControl EventMetadata event (TRACE_EVENT_INFO
- * or EVENT_MAP_INFO). */
+ * or EVENT_MAP_INFO) or an EventSource manifest event. */
 bool etl_meta_is_metadata(const struct etl_event *ev);
 
-/* Pre-pass: when ev is an EventMetadata TRACE_EVENT_INFO event, keeps its
- * description (a later one for the same event replaces nothing: the first
- * wins). Returns true when ev was a metadata event. */
+/* True when ev is an EventSource manifest event. */
+bool etl_meta_is_manifest(const struct etl_event *ev);
+
+/* Pre-pass: when ev is an EventMetadata TRACE_EVENT_INFO event, or the last
+ * chunk of an EventSource manifest, keeps the descriptions it holds (a later
+ * one for the same event replaces nothing: the first wins). Returns true
+ * when ev was a metadata event. */
 bool etl_meta_add(struct etl_meta *m, const struct etl_event *ev);
+
+/* Returns the name of the provider of GUID guid (or of the classic event
+ * class guid) as its descriptions give it, or NULL. */
+const char *etl_meta_provider_name(const struct etl_meta *m, const uint8_t guid[16]);
+
+/* Gives the key of description number i (guid, event id or opcode,
+ * version, whether it is a classic event keyed by event GUID and opcode);
+ * false when there are not that many. For tests. */
+bool etl_meta_key(const struct etl_meta *m, size_t i, uint8_t guid[16], unsigned *code,
+                  unsigned *version, bool *classic);
 
 /* Returns the name of ev from its description ("Provider/Task/Opcode" or
  * "Provider/EventName"), or NULL when the registry does not describe ev. */
@@ -70,7 +115,8 @@ enum etl_fdec etl_meta_fields(const struct etl_meta *m, const struct etl_event *
                               const char **name, size_t *bad_at);
 
 /* Decodes an EventMetadata event itself (its TRACE_EVENT_INFO or
- * EVENT_MAP_INFO) into fields named after the tdh.h structure members. */
+ * EVENT_MAP_INFO) into fields named after the tdh.h structure members, and
+ * a manifest event into its envelope's fields and the chunk's text. */
 enum etl_fdec etl_meta_self_fields(const struct etl_event *ev, struct etl_cursor *c,
                                    struct etl_fields *out, size_t *bad_at);
 

@@ -2,7 +2,7 @@
  * tracelogging.c - TraceLogging self-describing events: the event metadata
  * blob (EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL) and provider traits
  * (EVENT_HEADER_EXT_TYPE_PROV_TRAITS) as described in Microsoft's
- * TraceLoggingProvider.h (TlgIn_t, TlgOut_t), doc/format.md section 21.
+ * TraceLoggingProvider.h (TlgIn_t, TlgOut_t), doc/format.md section 19.
  */
 #include "decode/tracelogging.h"
 

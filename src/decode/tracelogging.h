@@ -2,7 +2,7 @@
  * tracelogging.h - TraceLogging events decoded with no manifest: the event's
  * schema comes from its EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL extended data
  * item and the provider's name from EVENT_HEADER_EXT_TYPE_PROV_TRAITS
- * (doc/format.md section 21).
+ * (doc/format.md section 19).
  */
 #ifndef ETLDUMP_TRACELOGGING_H
 #define ETLDUMP_TRACELOGGING_H

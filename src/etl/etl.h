@@ -59,6 +59,8 @@ enum {
     ETL_EV_OPCODE = 1u << 4,   /* opcode */
     ETL_EV_VERSION = 1u << 5,  /* version */
     ETL_EV_TID = 1u << 6,      /* tid and pid */
+    ETL_EV_STRING_ONLY = 1u << 7, /* EVENT_HEADER flag STRING_ONLY: the data is
+                                   * one NUL-terminated UTF-16LE string (§3.8) */
 };
 
 /* One event record as found in a buffer; pointers are valid until the next

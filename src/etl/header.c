@@ -89,6 +89,8 @@ static size_t parse_event_header(struct etl_cursor *c, struct etl_event *ev)
     ev->opcode = etl_cur_u8(c);
     ev->flags = ETL_EV_TS | ETL_EV_GUID | ETL_EV_TID | ETL_EV_OPCODE |
                 ETL_EV_VERSION | ETL_EV_EVENT_ID;
+    if (eflags & 0x0004)
+        ev->flags |= ETL_EV_STRING_ONLY;
     size_t pos = 0x50;
     if (eflags & 0x0001) {
         ev->ext_items = c->base + pos;

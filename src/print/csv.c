@@ -7,6 +7,7 @@
  */
 #include "print/printer.h"
 
+#include "fields.h"
 #include "fmt.h"
 
 /* Writes one field, quoted when it holds a comma, quote, CR or LF, or starts
@@ -94,6 +95,12 @@ static int csv_row(struct etl_printer *p, const struct etl_value *vals)
             if (c->type == ETL_COL_STR) {
                 etl_out_advance(o, n);
                 csv_field(o, vals[i].v.s, strlen(vals[i].v.s));
+                continue;
+            }
+            if (c->type == ETL_COL_FIELDS) {
+                /* The JSON object as one quoted field. */
+                etl_out_advance(o, n);
+                etl_fields_json_csv(vals[i].v.p, o);
                 continue;
             }
             if (c->type == ETL_COL_NAME) {

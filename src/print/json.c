@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "fields.h"
 #include "fmt.h"
 
 /* Writes s as a JSON string: quotes, backslashes and control characters
@@ -86,6 +87,8 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
         etl_out_write(p->out, "\":", 2);
         if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
             json_string(p->out, vals[i].v.s);
+        } else if (c->type == ETL_COL_FIELDS) {
+            etl_fields_json(vals[i].v.p, p->out);
         } else {
             bool num;
             size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);

@@ -35,6 +35,9 @@ enum etl_col_type {
     ETL_COL_FILETIME, /* i: a FILETIME, shown as ISO 8601 UTC */
     ETL_COL_DURATION, /* i: nanoseconds, shown as seconds whatever --time says */
     ETL_COL_PERCENT,  /* i: hundredths, shown with two decimals ("12.50") */
+    ETL_COL_FIELDS, /* p: a const struct etl_fields (fields.h), decoded payload
+                     * fields: a JSON object (JSON; CSV as its text), a data
+                     * element per field (XML), name=value pairs (text, last) */
 };
 
 struct etl_column {
@@ -59,6 +62,7 @@ struct etl_value {
         int64_t i;
         const char *s;
         const uint8_t *g;
+        const void *p;
     } v;
     bool set;
 };

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fields.h"
 #include "fmt.h"
 
 /* How one character of a string from the file is shown: the bytes to
@@ -194,6 +195,18 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
         const struct etl_column *c = &t->cols[i];
         if (!shown(p, t, i))
             continue;
+        if (c->type == ETL_COL_FIELDS && !t->vertical) {
+            /* name=value pairs, not padded (the last column). */
+            const struct etl_fields *fl = vals[i].set ? vals[i].v.p : NULL;
+            if (!first)
+                etl_out_putc(p->out, ' ');
+            first = false;
+            if (fl && fl->n)
+                etl_fields_text(fl, p->out);
+            else
+                etl_out_putc(p->out, '-');
+            continue;
+        }
         const char *s = "-";
         size_t n = 1;
         bool from_file = false;

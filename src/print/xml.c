@@ -35,7 +35,9 @@
 #include <libxml/xmlIO.h>
 #include <libxml/xmlwriter.h>
 
+#include "fields.h"
 #include "fmt.h"
+#include "xmlsetup.h"
 
 /* The version attribute of the root element (bump on incompatible changes). */
 #define XML_FORMAT_VERSION "1"
@@ -51,6 +53,8 @@ struct xml_state {
     xmlTextWriterPtr w;
     char *row;           /* the row being composed */
     size_t row_len, row_cap;
+    char *val;           /* one field's value (ETL_COL_FIELDS) */
+    size_t val_cap;
     const struct etl_table *lens_of; /* the table name_len[] describes */
     size_t name_len[64];             /* its column names' lengths */
     bool started;        /* the declaration and <etldump> are written */
@@ -205,7 +209,7 @@ static struct xml_state *xml_get(struct etl_printer *p)
     }
     if (!x->w) {
         /* libxml2 is set up on first use (etl_library_end releases it). */
-        xmlInitParser();
+        etl_xml_setup();
         xmlOutputBufferPtr ob =
             xmlOutputBufferCreateIO(xml_write_cb, xml_close_cb, p->out, NULL);
         if (!ob) {
@@ -328,6 +332,50 @@ static int row_attr_str(struct xml_state *x, const char *name, size_t nlen,
     return rc;
 }
 
+/* Appends a <data name="..." value="..."/> child per field of fl (flattened
+ * names, values as the text view shows them, unquoted) to the row; 0 or -1
+ * when out of memory. */
+static int row_fields(struct xml_state *x, const struct etl_fields *fl)
+{
+    struct etl_fields_iter it;
+    etl_fields_iter_init(&it);
+    const struct etl_field *f;
+    while ((f = etl_fields_next(fl, &it)) != NULL) {
+        size_t need = etl_field_value_text(fl, f, NULL, 0);
+        if (need > (SIZE_MAX - 1) / 3)
+            return -1;
+        if (3 * need + 1 > x->val_cap) {
+            char *v = realloc(x->val, 3 * need + 1);
+            if (!v)
+                return -1;
+            x->val = v;
+            x->val_cap = 3 * need + 1;
+        }
+        etl_field_value_text(fl, f, x->val, need + 1);
+        /* A string may hold U+0000, which XML cannot: U+FFFD instead. */
+        size_t nul = 0;
+        for (size_t i = 0; i < need; i++)
+            nul += x->val[i] == '\0';
+        for (size_t i = need, o = need + 2 * nul; nul > 0 && i-- > 0;) {
+            if (x->val[i] != '\0') {
+                x->val[--o] = x->val[i];
+            } else {
+                o -= 3;
+                memcpy(x->val + o, "\xEF\xBF\xBD", 3);
+            }
+        }
+        x->val[need + 2 * nul] = '\0';
+        if (row_reserve(x, 3 * INDENT_LEN + 5) < 0)
+            return -1;
+        row_put(x, INDENT INDENT INDENT "<data", 3 * INDENT_LEN + 5);
+        if (row_attr_str(x, "name", 4, it.name) < 0 ||
+            row_attr_str(x, "value", 5, x->val) < 0 || row_reserve(x, 3) < 0)
+            return -1;
+        row_put(x, "/>\n", 3);
+    }
+    return 0;
+}
+
 /* ---- printer operations ------------------------------------------------- */
 
 /* Closes the open <file> element, if any; 0 or -1. */
@@ -383,12 +431,15 @@ static int xml_row(struct etl_printer *p, const struct etl_value *vals)
         x->lens_of = t;
     }
     char buf[64];
+    const struct etl_fields *fl = NULL;
     for (size_t i = 0; i < t->ncols; i++) {
         if (!vals[i].set)
             continue;
         const struct etl_column *c = &t->cols[i];
         size_t nlen = i < 64 ? x->name_len[i] : strlen(c->name);
-        if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
+        if (c->type == ETL_COL_FIELDS) {
+            fl = vals[i].v.p; /* children, after the attributes */
+        } else if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
             /* Names are etldump's own ASCII, but checking them costs one
              * scan and keeps the document well-formed whatever a view
              * hands over. */
@@ -403,9 +454,21 @@ static int xml_row(struct etl_printer *p, const struct etl_value *vals)
             x->row[x->row_len++] = '"';
         }
     }
-    if (row_reserve(x, 3) < 0)
-        return xml_nomem(p);
-    row_put(x, "/>\n", 3);
+    if (fl && fl->n) {
+        /* <event ...> <data .../>... </event> */
+        if (row_reserve(x, 2) < 0)
+            return xml_nomem(p);
+        row_put(x, ">\n", 2);
+        if (row_fields(x, fl) < 0 || row_reserve(x, 2 * INDENT_LEN + 4 + name_len) < 0)
+            return xml_nomem(p);
+        row_put(x, INDENT INDENT "</", 2 * INDENT_LEN + 2);
+        row_put(x, t->name, name_len);
+        row_put(x, ">\n", 2);
+    } else {
+        if (row_reserve(x, 3) < 0)
+            return xml_nomem(p);
+        row_put(x, "/>\n", 3);
+    }
     if (x->row_len > INT32_MAX ||
         xmlTextWriterWriteRawLen(x->w, BAD_CAST x->row, (int)x->row_len) < 0)
         return -1;
@@ -471,6 +534,7 @@ static void xml_destroy(struct etl_printer *p)
     if (x->w)
         xmlFreeTextWriter(x->w); /* also frees the output buffer */
     free(x->row);
+    free(x->val);
     free(x);
     p->priv = NULL;
 }
@@ -480,13 +544,46 @@ void etl_library_end(void)
     xmlCleanupParser();
 }
 
+/* The operations as the printer registry calls them: libxml2 does not
+ * report every allocation it failed (xmlsetup.h), so after each one a
+ * failure counted on this thread ends the output as out of memory. */
+static int checked(struct etl_printer *p, int rc)
+{
+    return etl_xml_failures() != 0 ? xml_nomem(p) : rc;
+}
+
+static int op_begin_file(struct etl_printer *p, const char *path)
+{
+    return checked(p, xml_begin_file(p, path));
+}
+
+static int op_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    return checked(p, xml_row(p, vals));
+}
+
+static int op_problem(struct etl_printer *p, uint64_t offset, const char *msg)
+{
+    return checked(p, xml_problem(p, offset, msg));
+}
+
+static int op_end_file(struct etl_printer *p)
+{
+    return checked(p, xml_end_file(p));
+}
+
+static int op_finish(struct etl_printer *p)
+{
+    return checked(p, xml_finish(p));
+}
+
 const struct etl_printer_ops etl_print_xml = {
     .name = "xml",
     .wants_info = true,
-    .begin_file = xml_begin_file,
-    .row = xml_row,
-    .problem = xml_problem,
-    .end_file = xml_end_file,
-    .finish = xml_finish,
+    .begin_file = op_begin_file,
+    .row = op_row,
+    .problem = op_problem,
+    .end_file = op_end_file,
+    .finish = op_finish,
     .destroy = xml_destroy,
 };

@@ -1,11 +1,14 @@
 /*
  * events.c - the every-event view: one row per event record in time order,
- * with what its trace header carries.
+ * with what its trace header carries, its name and its decoded payload
+ * (decode/payload.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decode/dispatch.h"
+#include "decode/payload.h"
 #include "decode/process.h"
 #include "view/view.h"
 
@@ -13,7 +16,7 @@ enum {
     E_CPU, E_TIMESTAMP, E_HEADER_TYPE, E_HOOK_ID, E_PROVIDER, E_EVENT_ID,
     E_OPCODE, E_VERSION, E_TID, E_PID, E_SIZE, E_TIME, E_BUFFER_OFFSET,
     E_EVENT_OFFSET, E_PROCESS_ID, E_PARENT_ID, E_THREAD_ID, E_IMAGE, E_THREAD_NAME,
-    E_COMMAND_LINE, E_EXIT_STATUS, E_USER_SID, E_COUNT
+    E_COMMAND_LINE, E_EXIT_STATUS, E_USER_SID, E_EVENT_NAME, E_FIELDS, E_COUNT
 };
 
 static const struct etl_column event_cols[E_COUNT] = {
@@ -39,6 +42,8 @@ static const struct etl_column event_cols[E_COUNT] = {
     [E_COMMAND_LINE] = { "command_line", ETL_COL_STR, 0, true },
     [E_EXIT_STATUS] = { "exit_status", ETL_COL_HEX32, 0, true },
     [E_USER_SID] = { "user_sid", ETL_COL_STR, 0, true },
+    [E_EVENT_NAME] = { "event_name", ETL_COL_STR, -30, false },
+    [E_FIELDS] = { "fields", ETL_COL_FIELDS, 0, false },
 };
 
 const struct etl_table etl_table_events = { "event", event_cols, E_COUNT, false };
@@ -49,6 +54,7 @@ struct events_ctx {
     const struct etl_view_opts *o;
     const struct etl_filter *flt;  /* NULL: every event */
     struct etl_procmap *map;       /* for --process only */
+    struct etl_payload *pl;        /* names and payloads */
     const struct etl_clock *clk;
     char *text;                    /* the strings of one Process/Thread event */
     size_t text_cap;
@@ -142,9 +148,25 @@ static bool event_row(void *vctx, const struct etl_event *ev)
     } else {
         rec.dec = d;
         rec.valid = false;
+        rec.problem = NULL;
     }
-    if (x->flt && !etl_filter_event(x->flt, x->clk, x->map, ev, &rec))
+    const char *name = NULL;
+    if (x->flt && etl_filter_names(x->flt))
+        name = etl_payload_name(x->pl, ev);
+    if (x->flt && !etl_filter_event(x->flt, x->clk, x->map, ev, &rec, name))
         return !(x->o->strict && etl_file_problems(x->f)) && !etl_file_is_nomem(x->f);
+    size_t at;
+    if (etl_payload_decode(x->pl, ev, &name, &at) == ETL_FDEC_DAMAGED && !rec.problem) {
+        /* Once per event: a Process or Thread record reported its own. */
+        char msg[ETL_PAYLOAD_NAME_MAX + 64];
+        snprintf(msg, sizeof msg, "%s: payload field runs past the end of the event",
+                 name ? name : "event");
+        etl_report_event(x->f, ev, at, msg);
+    }
+    v[E_EVENT_NAME].v.s = name;
+    v[E_EVENT_NAME].set = name != NULL;
+    v[E_FIELDS].v.p = &x->pl->fields;
+    v[E_FIELDS].set = true;
     bool ts = (ev->flags & ETL_EV_TS) != 0;
     bool tid = (ev->flags & ETL_EV_TID) != 0;
     v[E_CPU].v.u = ev->cpu;
@@ -197,7 +219,15 @@ int etl_view_events(struct etl_printer *p, struct etl_file *f,
         if (!x.map)
             return 0;
     }
-    struct etl_streams *s = etl_streams_new(f);
+    x.pl = etl_payload_new();
+    if (!x.pl) {
+        etl_file_nomem(f);
+        etl_procmap_free(x.map);
+        return 0;
+    }
+    struct etl_streams *s = NULL;
+    if (etl_payload_prepass(x.pl, f))
+        s = etl_streams_new(f);
     if (s) {
         x.rc = etl_print_begin_table(p, &etl_table_events);
         if (x.rc == 0)
@@ -207,6 +237,7 @@ int etl_view_events(struct etl_printer *p, struct etl_file *f,
     }
     etl_streams_free(s);
     etl_procmap_free(x.map);
+    etl_payload_free(x.pl);
     free(x.text);
     return x.rc;
 }

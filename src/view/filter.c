@@ -86,9 +86,25 @@ static bool parse_seconds(const char *s, const char *end, int64_t *ns)
     return true;
 }
 
-/* Adds comma-separated image names; false when malformed or out of memory
- * (*nomem). */
-static bool parse_process(struct etl_filter *f, const char *arg, bool *nomem)
+/* Appends a copy of s[0..n) to a list of names; false when out of memory. */
+static bool add_name(char ***list, size_t *count, const char *s, size_t n)
+{
+    char **nl = realloc(*list, (*count + 1) * sizeof *nl);
+    if (!nl)
+        return false;
+    *list = nl;
+    char *name = malloc(n + 1);
+    if (!name)
+        return false;
+    memcpy(name, s, n);
+    name[n] = '\0';
+    (*list)[(*count)++] = name;
+    return true;
+}
+
+/* Adds comma-separated names to a list; false when one is empty or out of
+ * memory (*nomem). */
+static bool parse_names(char ***list, size_t *count, const char *arg, bool *nomem)
 {
     const char *s = arg;
     for (;;) {
@@ -96,20 +112,42 @@ static bool parse_process(struct etl_filter *f, const char *arg, bool *nomem)
         size_t n = comma ? (size_t)(comma - s) : strlen(s);
         if (n == 0)
             return false;
-        char **np = realloc(f->process, (f->nprocess + 1) * sizeof *np);
-        if (!np) {
+        if (!add_name(list, count, s, n)) {
             *nomem = true;
             return false;
         }
-        f->process = np;
-        char *name = malloc(n + 1);
-        if (!name) {
+        if (!comma)
+            return true;
+        s = comma + 1;
+    }
+}
+
+/* Adds --hook entries: HookIds and ranges of them, or event names. */
+static bool parse_hooks(struct etl_filter *f, const char *arg, bool *nomem)
+{
+    const char *s = arg;
+    for (;;) {
+        const char *comma = strchr(s, ',');
+        size_t n = comma ? (size_t)(comma - s) : strlen(s);
+        char item[64];
+        if (n == 0)
+            return false;
+        /* A number or range is a HookId entry, anything else a name. */
+        bool ok = false;
+        if (isdigit((unsigned char)*s) && n < sizeof item) {
+            memcpy(item, s, n);
+            item[n] = '\0';
+            ok = parse_list(&f->hook, item, 0xFFFF, nomem);
+            if (*nomem)
+                return false;
+            if (!ok && strspn(item, "0123456789xXabcdefABCDEF-") == n)
+                return false; /* a malformed number */
+        }
+        if (!ok &&
+            !add_name(&f->hook_names.name, &f->hook_names.n, s, n)) {
             *nomem = true;
             return false;
         }
-        memcpy(name, s, n);
-        name[n] = '\0';
-        f->process[f->nprocess++] = name;
         if (!comma)
             return true;
         s = comma + 1;
@@ -135,11 +173,16 @@ int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *
         what = "a list of process IDs such as 4,1234";
         break;
     case ETL_FILTER_HOOK:
-        ok = parse_list(&f->hook, arg, 0xFFFF, &nomem);
-        what = "a list of HookIds such as 0x0524,0x0501-0x0504";
+        ok = parse_hooks(f, arg, &nomem);
+        what = "a list of HookIds and event names such as 0x0524,0x0501-0x0504,Process/Start";
+        break;
+    case ETL_FILTER_EVENTS:
+        ok = strcmp(arg, "all") == 0 ||
+             parse_names(&f->events.name, &f->events.n, arg, &nomem);
+        what = "'all' or event names and name prefixes such as Process,Image/Load";
         break;
     case ETL_FILTER_PROCESS:
-        ok = parse_process(f, arg, &nomem);
+        ok = parse_names(&f->process, &f->nprocess, arg, &nomem);
         what = "image names such as svchost.exe";
         break;
     case ETL_FILTER_RANGE: {
@@ -188,7 +231,20 @@ void etl_filter_free(struct etl_filter *f)
 
 bool etl_filter_has_hook(const struct etl_filter *f)
 {
-    return f && f->hook.set;
+    return f && (f->hook.set || f->hook_names.n);
+}
+
+bool etl_filter_names(const struct etl_filter *f)
+{
+    return f && (f->hook_names.n || f->events.n);
+}
+
+/* Frees a list of names. */
+static void free_names(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
 }
 
 void etl_filter_clear(struct etl_filter *f)
@@ -197,16 +253,17 @@ void etl_filter_clear(struct etl_filter *f)
     free(f->tid.r);
     free(f->pid.r);
     free(f->hook.r);
-    for (size_t i = 0; i < f->nprocess; i++)
-        free(f->process[i]);
-    free(f->process);
+    free_names(f->hook_names.name, f->hook_names.n);
+    free_names(f->events.name, f->events.n);
+    free_names(f->process, f->nprocess);
     memset(f, 0, sizeof *f);
 }
 
 bool etl_filter_any(const struct etl_filter *f)
 {
     return f && (f->cpu.set || f->tid.set || f->pid.set || f->hook.set ||
-                 f->nprocess || f->has_start || f->has_end);
+                 f->hook_names.n || f->events.n || f->nprocess || f->has_start ||
+                 f->has_end);
 }
 
 bool etl_id_list_has(const struct etl_id_list *l, uint32_t v)
@@ -247,6 +304,16 @@ static bool same_name(const char *a, size_t n, const char *b)
     return *b == '\0';
 }
 
+bool etl_name_list_has(const struct etl_name_list *l, const char *name)
+{
+    for (size_t i = 0; name && i < l->n; i++) {
+        size_t n = strlen(l->name[i]);
+        if (same_prefix(l->name[i], name, n) && (name[n] == '\0' || name[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
 bool etl_filter_process(const struct etl_filter *f, const char *image)
 {
     if (!f || f->nprocess == 0)
@@ -278,14 +345,19 @@ bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, in
 
 bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
                       const struct etl_procmap *m, const struct etl_event *ev,
-                      const struct etl_record *rec)
+                      const struct etl_record *rec, const char *name)
 {
     if (!etl_filter_any(f))
         return true;
     bool hook = (ev->flags & ETL_EV_HOOK) != 0;
     if (!etl_id_list_has(&f->cpu, ev->cpu) || !etl_filter_time(f, clk, ev->ts))
         return false;
-    if (f->hook.set && (!hook || !etl_id_list_has(&f->hook, ev->hook_id)))
+    /* --hook: one of its HookIds or one of its names. */
+    if ((f->hook.set || f->hook_names.n) &&
+        !(f->hook.set && hook && etl_id_list_has(&f->hook, ev->hook_id)) &&
+        !etl_name_list_has(&f->hook_names, name))
+        return false;
+    if (f->events.n && !etl_name_list_has(&f->events, name))
         return false;
     if (!f->tid.set && !f->pid.set && f->nprocess == 0)
         return true;

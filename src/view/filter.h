@@ -1,6 +1,6 @@
 /*
  * filter.h - which rows a view prints: --cpu, --tid, --pid, --process,
- * --range and --hook. Filters choose rows at output, after every switch has
+ * --range, --hook and the event names of --events. Filters choose rows at output, after every switch has
  * been expanded and linked and every figure computed, so they never change
  * what the remaining rows say.
  */
@@ -29,8 +29,16 @@ struct etl_id_list {
     bool set;
 };
 
+/* Event names and name prefixes, as given. */
+struct etl_name_list {
+    char **name;
+    size_t n;
+};
+
 struct etl_filter {
     struct etl_id_list cpu, tid, pid, hook;
+    struct etl_name_list hook_names; /* --hook entries that are names */
+    struct etl_name_list events;     /* --events=NAMES */
     char **process;           /* image names as given */
     size_t nprocess;
     bool has_start, has_end;
@@ -52,13 +60,25 @@ bool etl_filter_process(const struct etl_filter *f, const char *image);
 /* Returns true if the raw time ts lies in --range (inclusive). */
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts);
 
-/* Returns true if an event of --events=all or --stats passes every filter:
- * its processor, time and HookId; its thread and process from its header
- * and, for Process and Thread events, from their decoded record rec (NULL
- * when not decoded); its process's image from a Process event's payload or
- * from the map (m may be NULL). */
+/* Returns true if the filter looks at event names (--events=NAMES, or
+ * names in --hook): the caller then passes each event's name. */
+bool etl_filter_names(const struct etl_filter *f);
+
+/* Returns true if name matches an entry of l: the entry itself or, the
+ * entry being a prefix of whole components, a name under it ("Process"
+ * matches "Process/DCStart", "Microsoft-Windows-DotNETRuntime/GC" matches
+ * "Microsoft-Windows-DotNETRuntime/GC/Start"); ASCII case is ignored. */
+bool etl_name_list_has(const struct etl_name_list *l, const char *name);
+
+/* Returns true if an event of --events or --stats passes every filter:
+ * its processor, time, HookId or name (--hook), name (--events=NAMES); its
+ * thread and process from its header and, for Process and Thread events,
+ * from their decoded record rec (NULL when not decoded); its process's
+ * image from a Process event's payload or from the map (m may be NULL).
+ * name is the event's name (NULL when it has none or the filter looks at
+ * no names). */
 bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
                       const struct etl_procmap *m, const struct etl_event *ev,
-                      const struct etl_record *rec);
+                      const struct etl_record *rec, const char *name);
 
 #endif

@@ -1,13 +1,14 @@
 /*
  * stats.c - the census: events per header kind and HookId (SYSTEM, COMPACT,
- * PERFINFO) or provider GUID (EVENT_HEADER, FULL, INSTANCE), per CPU, buffers
- * and bytes, and the time span. Buffers are walked in file order: counting
- * needs no merge.
+ * PERFINFO) or provider GUID (EVENT_HEADER, FULL, INSTANCE), with the name
+ * of the HookId's event or of the provider, per CPU, buffers and bytes, and
+ * the time span. Buffers are walked in file order: counting needs no merge.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/payload.h"
 #include "sort.h"
 #include "fmt.h"
 #include "view/view.h"
@@ -15,7 +16,8 @@
 /* At most this many distinct keys are counted one by one. */
 #define MAX_KEYS 65536u
 
-enum { S_FILE, S_SECTION, S_NAME, S_COUNT, S_BYTES, S_FIRST, S_LAST, S_COUNT_COLS };
+enum { S_FILE, S_SECTION, S_NAME, S_COUNT, S_BYTES, S_FIRST, S_LAST, S_EVENT_NAME,
+       S_COUNT_COLS };
 
 static const struct etl_column stats_cols[S_COUNT_COLS] = {
     [S_FILE] = { "file", ETL_COL_STR, 0, true },
@@ -25,6 +27,7 @@ static const struct etl_column stats_cols[S_COUNT_COLS] = {
     [S_BYTES] = { "bytes", ETL_COL_UINT, 12, false },
     [S_FIRST] = { "first", ETL_COL_TIME, 14, false },
     [S_LAST] = { "last", ETL_COL_TIME, 14, false },
+    [S_EVENT_NAME] = { "event_name", ETL_COL_STR, 0, false },
 };
 
 const struct etl_table etl_table_stats = { "stat", stats_cols, S_COUNT_COLS, false };
@@ -64,6 +67,8 @@ struct census {
     bool payload;                 /* the filter looks at Process/Thread payloads */
     const struct etl_clock *clk;
     struct etl_procmap *map;      /* for --process only */
+    struct etl_payload *pl;       /* names */
+    bool names;                   /* the filter looks at names: pl learnt first */
 };
 
 /* Adds one event of size bytes at ts to t. */
@@ -155,11 +160,17 @@ static bool census_event(void *ctx, const struct etl_event *ev)
         c->stop = true;
         return false;
     }
+    if (!c->names && !etl_payload_learn(c->pl, ev)) {
+        etl_file_nomem(c->f);
+        c->stop = true;
+        return false;
+    }
     if (c->flt) {
         struct etl_record rec;
         if (c->payload)
             etl_decode_event(ev, &rec);
-        if (!etl_filter_event(c->flt, c->clk, c->map, ev, c->payload ? &rec : NULL))
+        const char *name = c->names ? etl_payload_name(c->pl, ev) : NULL;
+        if (!etl_filter_event(c->flt, c->clk, c->map, ev, c->payload ? &rec : NULL, name))
             return !c->stop;
     }
     bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
@@ -202,11 +213,14 @@ static int cmp_entry(const void *a, const void *b, void *ctx)
     return strcmp(gx, gy);
 }
 
-/* Prints one census row. */
+/* Prints one census row; ename is the name of the key's events or
+ * provider (NULL: none). */
 static int emit(struct etl_printer *p, struct etl_file *f, const char *section,
-                const char *name, const struct tally *t)
+                const char *name, const struct tally *t, const char *ename)
 {
     struct etl_value v[S_COUNT_COLS] = { 0 };
+    v[S_EVENT_NAME].v.s = ename;
+    v[S_EVENT_NAME].set = ename != NULL;
     v[S_FILE].v.s = etl_file_name(f);
     v[S_SECTION].v.s = section;
     v[S_NAME].v.s = name;
@@ -218,6 +232,17 @@ static int emit(struct etl_printer *p, struct etl_file *f, const char *section,
         v[i].set = true;
     v[S_FIRST].set = v[S_LAST].set = t->timed;
     return etl_print_row(p, v);
+}
+
+/* Returns the name of the events a census key counts: the kernel event of
+ * its HookId or the provider of its GUID; NULL when unknown. */
+static const char *key_event_name(const struct etl_payload *pl, const struct key *k)
+{
+    if (k->kind == ETL_KIND_MESSAGE)
+        return NULL;
+    if (k->has_guid)
+        return etl_payload_provider_name(pl, k->guid);
+    return k->kind <= ETL_KIND_PERFINFO64 ? etl_kernel_hook_name(k->hook) : NULL;
 }
 
 /* Writes the census key's name: "KIND 0xHOOK", "KIND guid" or "MESSAGE -". */
@@ -247,13 +272,25 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     c.payload = c.flt && (c.flt->tid.set || c.flt->pid.set || c.flt->nprocess);
     c.clk = etl_file_clock(f);
     c.cpu = calloc(ETL_MAX_CPUS, sizeof *c.cpu);
-    if (!c.cpu) {
+    c.pl = etl_payload_new();
+    if (!c.cpu || !c.pl) {
         etl_file_nomem(f);
+        free(c.cpu);
+        etl_payload_free(c.pl);
+        return 0;
+    }
+    /* Names by filter need the trace's descriptions before the walk;
+     * otherwise the walk gathers them for the names printed at the end. */
+    c.names = etl_filter_names(c.flt);
+    if (c.names && !etl_payload_prepass(c.pl, f)) {
+        free(c.cpu);
+        etl_payload_free(c.pl);
         return 0;
     }
     /* --process needs the image of an event's process at its time. */
     if (c.flt && c.flt->nprocess && !(c.map = etl_procmap_build(f, false))) {
         free(c.cpu);
+        etl_payload_free(c.pl);
         return 0;
     }
     etl_walk_file(f, census_event, &c);
@@ -276,20 +313,20 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     etl_sort(list, n, sizeof *list, cmp_entry, NULL);
     rc = etl_print_begin_table(p, &etl_table_stats);
     char name[80];
-    rc = rc ? rc : emit(p, f, "buffers", "all", &bufs);
-    rc = rc ? rc : emit(p, f, "buffers", "compressed", &zbufs);
-    rc = rc ? rc : emit(p, f, "total", "events", &c.total);
+    rc = rc ? rc : emit(p, f, "buffers", "all", &bufs, NULL);
+    rc = rc ? rc : emit(p, f, "buffers", "compressed", &zbufs, NULL);
+    rc = rc ? rc : emit(p, f, "total", "events", &c.total, NULL);
     for (size_t i = 0; i < n && !rc; i++) {
         key_name(&list[i].k, name, sizeof name);
-        rc = emit(p, f, "kind", name, &list[i].t);
+        rc = emit(p, f, "kind", name, &list[i].t, key_event_name(c.pl, &list[i].k));
     }
     if (!rc && c.other.count)
-        rc = emit(p, f, "kind", "other", &c.other);
+        rc = emit(p, f, "kind", "other", &c.other, NULL);
     for (unsigned i = 0; i < ETL_MAX_CPUS && !rc; i++) {
         if (!c.cpu[i].count)
             continue;
         snprintf(name, sizeof name, "%u", i);
-        rc = emit(p, f, "cpu", name, &c.cpu[i]);
+        rc = emit(p, f, "cpu", name, &c.cpu[i], NULL);
     }
     rc = rc ? rc : etl_print_end_table(p);
 out:
@@ -297,5 +334,6 @@ out:
     free(c.tab);
     free(c.cpu);
     etl_procmap_free(c.map);
+    etl_payload_free(c.pl);
     return rc;
 }

@@ -3,7 +3,7 @@
  * decoders (kernel table, TraceLogging, the trace's own metadata) on payloads
  * taken from the real traces in shared/samples/real, with values checked by
  * hand against Microsoft's MOF classes and TraceLoggingProvider.h
- * (doc/format.md sections 20-22). The last tests walk every real trace
+ * (doc/format.md sections 18-20). The last tests walk every real trace
  * (skipped with a message when ../shared/samples/real is absent).
  */
 #include <check.h>
@@ -13,12 +13,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decode/dispatch.h"
 #include "decode/kfields.h"
 #include "decode/metadata.h"
+#include "decode/payload.h"
 #include "decode/tracelogging.h"
 #include "fields.h"
 
 static struct etl_fields fl;
+static struct etl_ktable kt;
 static char json[65536];
 
 /* Renders fl as JSON (or text) into the json buffer through a pipe-less
@@ -41,6 +44,7 @@ static const char *render(bool text)
 
 static void setup(void)
 {
+    etl_ktable_init(&kt);
     ck_assert(etl_fields_init(&fl, 256, 4096));
 }
 
@@ -160,7 +164,7 @@ START_TEST(kernel_process_v4)
     ck_assert_str_eq(etl_kernel_event_name(&ev), "Process/DCStart");
     struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
     size_t at;
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_OK);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
     /* Process_V4_TypeGroup1: key 0xFFFFA804E1D100C0, PID 0x264, parent 0x2E8,
      * session 0, ExitStatus 0x103, DTB 0x4AAC91000, Flags 0, SID S-1-5-96-0-0. */
     ck_assert_str_eq(render(false),
@@ -178,7 +182,7 @@ START_TEST(kernel_damage_and_newer_version)
     struct etl_event ev = kevent(ETL_KIND_PERFINFO64, 0x0303, 4, dcstart, 0x50);
     struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
     size_t at;
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_DAMAGED);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_DAMAGED);
     ck_assert_uint_eq(at, 0x48);
     ck_assert_uint_eq(fl.n, 8); /* the fields before ImageFileName */
     /* Thread SetName (dnperf-dynamicevents.etl): PID 7608, TID 3084,
@@ -192,24 +196,66 @@ START_TEST(kernel_damage_and_newer_version)
     etl_fields_reset(&fl);
     ev = kevent(ETL_KIND_PERFINFO64, 0x0548, 2, setname, sizeof setname - 2);
     c = etl_cur_make(ev.data, ev.data_len);
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_OK);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
     ck_assert_str_eq(render(true), "ProcessId=7608 ThreadId=3084 ThreadName=\".NET Finalizer\"");
     etl_fields_reset(&fl);
     ev = kevent(ETL_KIND_PERFINFO64, 0x0548, 3, setname, sizeof setname);
     c = etl_cur_make(ev.data, ev.data_len);
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_PARTIAL);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_PARTIAL);
     ck_assert_uint_eq(at, sizeof setname - 2);
     /* An opcode with no layout. */
     etl_fields_reset(&fl);
     ev = kevent(ETL_KIND_SYSTEM64, 0x0b24, 2, setname, 4);
     c = etl_cur_make(ev.data, ev.data_len);
-    ck_assert_int_eq(etl_kernel_fields(&ev, &c, &fl, &at), ETL_FDEC_NO_LAYOUT);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_NO_LAYOUT);
     ck_assert_uint_eq(fl.n, 0);
 }
 END_TEST
 
+START_TEST(kernel_isr_and_isr_msi)
+{
+    /* An ISR-MSI record as laid out in doc/format.md section 17.2 (PERFINFO64,
+     * 24 bytes): InitialTime, Routine, ReturnValue 1, Vector 0x91, Reserved 0,
+     * MessageNumber 3; without its last 4 bytes it is the ISR payload. */
+    static const uint8_t isr[] = {
+        0x10, 0x32, 0x54, 0x76, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x20, 0x30, 0x00,
+        0xf8, 0xff, 0xff, 0x01, 0x91, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
+    };
+    struct etl_event ev = kevent(ETL_KIND_PERFINFO64, 0x0F32, 2, isr, sizeof isr);
+    ck_assert_str_eq(etl_kernel_event_name(&ev), "PerfInfo/ISR-MSI");
+    struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
+    size_t at;
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
+    ck_assert_str_eq(render(true), "InitialTime=1985229328 Routine=0xfffff80030201000 "
+                                   "ReturnValue=1 Vector=145 Reserved=0 MessageNumber=3");
+    etl_fields_reset(&fl);
+    ev = kevent(ETL_KIND_PERFINFO64, 0x0F43, 2, isr, sizeof isr - 4);
+    ck_assert_str_eq(etl_kernel_event_name(&ev), "PerfInfo/ISR");
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
+    ck_assert_str_eq(render(true), "InitialTime=1985229328 Routine=0xfffff80030201000 "
+                                   "ReturnValue=1 Vector=145 Reserved=0");
+}
+END_TEST
+
+/* Checks that every field of list (and of its structures) knows its name's
+ * length. */
+static void check_lengths(const struct etl_kfield *list)
+{
+    for (; list->name; list++) {
+        ck_assert_msg(list->nlen == strlen(list->name), "%s", list->name);
+        if (list->members)
+            check_lengths(list->members);
+    }
+}
+
 START_TEST(kernel_tables_are_consistent)
 {
+    for (size_t l = 0; l < etl_nklayouts; l++)
+        check_lengths(etl_klayouts[l].fields);
+    for (size_t i = 0; i < etl_npproviders; i++)
+        for (size_t k = 0; k < etl_pproviders[i].nev; k++)
+            check_lengths(etl_pproviders[i].ev[k].fields);
     /* The names are sorted by (group, opcode) for the binary search, and
      * every layout's opcodes have a name. */
     for (size_t i = 1; i < etl_nknames; i++) {
@@ -227,6 +273,112 @@ START_TEST(kernel_tables_are_consistent)
                           etl_klayouts[l].ops[k]);
         }
     }
+}
+END_TEST
+
+START_TEST(one_name_per_event)
+{
+    /* Every HookId the dispatch table decodes is named by the kernel table,
+     * the names' group parts are their group's name (the Process group's
+     * old Image/Load hook aside), and every group has a name. */
+    for (unsigned h = 0; h <= 0xFFFF; h++) {
+        struct etl_event ev = kevent(ETL_KIND_PERFINFO64, (uint16_t)h, 2, NULL, 0);
+        if (etl_dispatch(&ev)->kind != ETL_REC_NONE)
+            ck_assert_msg(etl_kernel_event_name(&ev), "HookId 0x%04x has no name", h);
+    }
+    for (size_t i = 0; i < etl_nknames; i++) {
+        const char *g = etl_kernel_group_name(etl_knames[i].group);
+        ck_assert_ptr_nonnull(g);
+        if (strcmp(etl_knames[i].name, "Image/Load") == 0)
+            continue;
+        size_t n = strlen(g);
+        ck_assert_msg(strncmp(etl_knames[i].name, g, n) == 0 && etl_knames[i].name[n] == '/',
+                      "%s is not in group %s", etl_knames[i].name, g);
+    }
+    ck_assert_str_eq(etl_kernel_hook_name(0x0524), "Thread/CSwitch");
+    ck_assert_ptr_null(etl_kernel_hook_name(0x0599));
+}
+END_TEST
+
+START_TEST(builtin_tables_are_sorted_and_named)
+{
+    for (size_t i = 0; i < etl_npproviders; i++) {
+        const struct etl_pprovider *p = &etl_pproviders[i];
+        size_t n = strlen(p->name);
+        for (size_t k = 0; k < p->nev; k++) {
+            const struct etl_pevent *e = &p->ev[k];
+            ck_assert_uint_le(e->vmin, e->vmax);
+            ck_assert_msg(strncmp(e->name, p->name, n) == 0 && e->name[n] == '/',
+                          "%s is not named after %s", e->name, p->name);
+            if (k)
+                ck_assert_msg(p->ev[k - 1].id < e->id ||
+                                  (p->ev[k - 1].id == e->id && p->ev[k - 1].vmax < e->vmin),
+                              "%s: event %u out of order", p->name, e->id);
+        }
+    }
+}
+END_TEST
+
+/* An EVENT_HEADER event of the .NET runtime's provider. */
+static struct etl_event clr_event(unsigned id, unsigned version, const uint8_t *d, size_t n)
+{
+    static const uint8_t clr[16] = { 0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e,
+                                     0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4 };
+    struct etl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ETL_KIND_EVENT_HEADER64;
+    ev.ptr_size = 8;
+    ev.flags = ETL_EV_GUID | ETL_EV_EVENT_ID | ETL_EV_VERSION;
+    ev.event_id = (uint16_t)id;
+    ev.version = (uint16_t)version;
+    memcpy(ev.guid, clr, 16);
+    ev.data = d;
+    ev.data_len = (uint32_t)n;
+    return ev;
+}
+
+START_TEST(clr_loh_compact_and_dynamic_event)
+{
+    /* GCLOHCompact of pv-gcevents-circular.etl: ClrInstanceID 8, one value
+     * of 32 bytes: TimePlan 1, TimeCompact 17, TimeRelocate 0, four bytes of
+     * padding before the 8-byte TotalRefs, ZeroRefs. */
+    uint8_t loh[36] = { 0x08, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x11 };
+    struct etl_event ev = clr_event(208, 0, loh, sizeof loh);
+    struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
+    const char *name;
+    size_t at;
+    ck_assert_int_eq(etl_builtin_fields(&ev, &c, &fl, &name, &at), ETL_FDEC_OK);
+    ck_assert_str_eq(name, "Microsoft-Windows-DotNETRuntime/GarbageCollection/GCLOHCompact");
+    ck_assert_str_eq(render(false),
+        "{\"ClrInstanceID\":8,\"Count\":1,\"Values\":[{\"TimePlan\":1,\"TimeCompact\":17,"
+        "\"TimeRelocate\":0,\"TotalRefs\":0,\"ZeroRefs\":0}]}");
+    /* Padding that is not zero is not padding: the values are damaged and
+     * given back whole. */
+    loh[16] = 0xAA;
+    etl_fields_reset(&fl);
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_builtin_fields(&ev, &c, &fl, &name, &at), ETL_FDEC_DAMAGED);
+    ck_assert_uint_eq(at, 4);
+    ck_assert_str_eq(render(false), "{\"ClrInstanceID\":8,\"Count\":1}");
+    /* GCDynamicEvent of dnperf-dynamicevents.etl: a name, a byte count and
+     * that many bytes. */
+    static const uint8_t dyn[] = {
+        'C', 0, 'o', 0, 'm', 0, 'm', 0, 'i', 0, 't', 0, 't', 0, 'e', 0, 'd', 0, 'U', 0,
+        's', 0, 'a', 0, 'g', 0, 'e', 0, 0, 0, 0x04, 0, 0, 0, 0x01, 0x00, 0x00, 0x70,
+        0x09, 0x00,
+    };
+    etl_fields_reset(&fl);
+    ev = clr_event(39, 0, dyn, sizeof dyn);
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_builtin_fields(&ev, &c, &fl, &name, &at), ETL_FDEC_OK);
+    ck_assert_str_eq(render(true),
+        "Name=CommittedUsage DataSize=4 Data=01000070 ClrInstanceID=9");
+    /* A version above the table's newest: its known prefix, then the rest. */
+    etl_fields_reset(&fl);
+    ev = clr_event(39, 7, dyn, sizeof dyn);
+    c = etl_cur_make(ev.data, ev.data_len);
+    ck_assert_int_eq(etl_builtin_fields(&ev, &c, &fl, &name, &at), ETL_FDEC_OK);
+    ck_assert_ptr_null(etl_builtin_event_name(&(struct etl_event){ .kind = ETL_KIND_FULL64 }));
 }
 END_TEST
 
@@ -272,49 +424,34 @@ END_TEST
 /* ---- the real traces ---- */
 
 struct cov {
-    struct etl_meta meta;
+    struct etl_payload *pl;
     unsigned long events, named, decoded, pti, pti_ok, overrun;
 };
 
 static bool pre(void *ctx, const struct etl_event *ev)
 {
-    etl_meta_add(&((struct cov *)ctx)->meta, ev);
-    return true;
+    return etl_payload_learn(((struct cov *)ctx)->pl, ev);
 }
 
-/* Decodes one event the way a printer would: TraceLogging, metadata events,
- * descriptions from the trace, then the kernel table. */
+/* Decodes one event the way the events view does. */
 static bool walk(void *ctx, const struct etl_event *ev)
 {
     struct cov *x = ctx;
-    char nb[512];
-    const char *name = etl_kernel_event_name(ev), *mn;
+    const char *name;
     size_t at;
-    enum etl_fdec st;
-    etl_fields_reset(&fl);
-    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
-    if (etl_tl_event_name(ev, nb, sizeof nb)) {
-        name = nb;
-        st = etl_tl_fields(ev, &c, &fl, &at);
-    } else if (etl_meta_is_metadata(ev)) {
-        st = etl_meta_self_fields(ev, &c, &fl, &at);
-    } else if ((st = etl_meta_fields(&x->meta, ev, &c, &fl, &mn, &at)) != ETL_FDEC_NO_LAYOUT) {
-        name = mn;
-    } else {
-        st = etl_kernel_fields(ev, &c, &fl, &at);
-    }
+    enum etl_fdec st = etl_payload_decode(x->pl, ev, &name, &at);
+    bool decoded = st == ETL_FDEC_OK || (st == ETL_FDEC_NO_LAYOUT && ev->data_len == 0);
     x->events++;
     x->named += name != NULL;
-    x->decoded += st == ETL_FDEC_OK;
-    x->overrun += c.pos > c.len || at > ev->data_len;
+    x->decoded += name != NULL && decoded;
+    x->overrun += at > ev->data_len;
     int g = etl_kernel_group(ev);
     if (g == 0x03 || g == 0x05 || g == 0x14) {
         x->pti++;
-        x->pti_ok += name != NULL && st == ETL_FDEC_OK;
+        x->pti_ok += name != NULL && decoded;
     }
     return true;
 }
-
 
 START_TEST(real_traces)
 {
@@ -326,8 +463,6 @@ START_TEST(real_traces)
         "pv-selfdescribing.etl", "pyetw-out.etl",
     };
     const char *shared = getenv("ETLDUMP_SHARED");
-    etl_fields_free(&fl);
-    ck_assert(etl_fields_init(&fl, ETL_FIELDS_DEFAULT_ENTRIES, ETL_FIELDS_DEFAULT_BYTES));
     unsigned long all = 0, all_named = 0, all_decoded = 0;
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         char path[512];
@@ -343,10 +478,11 @@ START_TEST(real_traces)
         ck_assert_int_eq(st, ETL_OPEN_OK);
         struct cov x;
         memset(&x, 0, sizeof x);
-        etl_meta_init(&x.meta);
+        x.pl = etl_payload_new();
+        ck_assert_ptr_nonnull(x.pl);
         etl_walk_file(f, pre, &x);
         etl_walk_file(f, walk, &x);
-        etl_meta_free(&x.meta);
+        etl_payload_free(x.pl);
         etl_close(f);
         printf("test_fields: %-30s events %6lu named %6lu decoded %6lu (%.1f%%)\n",
                files[k], x.events, x.named, x.decoded,
@@ -374,7 +510,11 @@ int main(void)
     tcase_add_test(tc, caps_set_truncated_and_close_open_levels);
     tcase_add_test(tc, kernel_process_v4);
     tcase_add_test(tc, kernel_damage_and_newer_version);
+    tcase_add_test(tc, kernel_isr_and_isr_msi);
     tcase_add_test(tc, kernel_tables_are_consistent);
+    tcase_add_test(tc, one_name_per_event);
+    tcase_add_test(tc, builtin_tables_are_sorted_and_named);
+    tcase_add_test(tc, clr_loh_compact_and_dynamic_event);
     tcase_add_test(tc, tracelogging_hw3d);
     tcase_add_test(tc, real_traces);
     tcase_set_timeout(tc, 120);

@@ -21,6 +21,7 @@
 #include <libxml/tree.h>
 #include <libxml/xmlschemas.h>
 
+#include "fields.h"
 #include "fmt.h"
 #include "print/printer.h"
 #include "view/view.h"
@@ -960,6 +961,38 @@ static int validate(xmlSchemaPtr schema, xmlDocPtr doc)
     return rc;
 }
 
+/* A decoded payload for the fields column: numbers, a structure holding an
+ * array, every hostile string (one with a NUL inside) under plain and
+ * hostile names, and binary. */
+static struct etl_fields hfl;
+static bool hfl_made;
+
+static const struct etl_fields *hostile_fields(void)
+{
+    if (hfl_made)
+        return &hfl;
+    hfl_made = true;
+    ck_assert(etl_fields_init(&hfl, 256, 65536));
+    etl_fields_uint(&hfl, "Count", 5, UINT64_MAX);
+    etl_fields_int(&hfl, "Delta", 5, INT64_MIN);
+    etl_fields_struct_begin(&hfl, "Info", 4);
+    etl_fields_array_begin(&hfl, "Ids", 3);
+    etl_fields_uint(&hfl, NULL, 0, 1);
+    etl_fields_uint(&hfl, NULL, 0, 2);
+    etl_fields_array_end(&hfl);
+    etl_fields_struct_end(&hfl);
+    for (size_t i = 0; i < NFIXED; i++) {
+        const char *s = hostile_fixed[i];
+        etl_fields_str_utf8(&hfl, "Text", 4, (const uint8_t *)s, strlen(s));
+        etl_fields_uint(&hfl, s, strlen(s), i);
+    }
+    static const uint8_t nul[] = { 'a', 0, 'b' };
+    etl_fields_str_utf8(&hfl, "WithNul", 7, nul, sizeof nul);
+    etl_fields_binary(&hfl, "payload_hex", 11, nul, sizeof nul);
+    ck_assert(!hfl.truncated);
+    return &hfl;
+}
+
 /* Fills a row of a view's table: every cell set, with values at the edges
  * of their types (names the schema enumerates get a listed one). */
 static void fill_view_row(const struct etl_table *t, struct etl_value *v, int variant)
@@ -995,6 +1028,9 @@ static void fill_view_row(const struct etl_table *t, struct etl_value *v, int va
             break;
         case ETL_COL_GUID:
             v[c].v.g = guid_bytes;
+            break;
+        case ETL_COL_FIELDS:
+            v[c].v.p = hostile_fields();
             break;
         case ETL_COL_NAME:
         case ETL_COL_STR:
@@ -1179,6 +1215,7 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    etl_fields_free(&hfl);
     xmlCleanupParser();
     free(long_dirty);
     free(long_plain);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "decode/dispatch.h"
+#include "decode/kfields.h"
 #include "decode/procmap.h"
 #include "decode/sched.h"
 #include "decode/swreader.h"
@@ -265,6 +266,7 @@ static struct etl_event ev_of(const uint8_t *d, size_t n, uint16_t hook, unsigne
     ev.data = d;
     ev.data_len = (uint32_t)n;
     ev.hook_id = hook;
+    ev.opcode = (uint8_t)(hook & 0xFF);
     ev.kind = (uint8_t)kind;
     ev.version = (uint16_t)version;
     ev.ptr_size = kind == ETL_KIND_PERFINFO32 || kind == ETL_KIND_SYSTEM32 ||
@@ -281,7 +283,7 @@ START_TEST(ready_thread_payload)
     struct etl_event ev = ev_of(d, sizeof d, 0x0532, ETL_KIND_PERFINFO64, 2);
     struct etl_record r;
     ck_assert_int_eq(etl_decode_event(&ev, &r), ETL_REC_READY);
-    ck_assert_str_eq(r.dec->name, "Thread/ReadyThread");
+    ck_assert_str_eq(etl_kernel_event_name(&ev), "Thread/ReadyThread");
     ck_assert_uint_eq(r.u.ready.tid, 0x1234);
     ck_assert_int_eq(r.u.ready.adjust_reason, 1);
     ck_assert_int_eq(r.u.ready.adjust_increment, 3);
@@ -309,7 +311,7 @@ START_TEST(dpc_isr_payloads)
     ck_assert_uint_eq(r.u.intr.type, ETL_INTR_DPC);
     ck_assert_int_eq(r.u.intr.initial_time, 4000);
     ck_assert_uint_eq(r.u.intr.routine, 0xFFFFF80612345670ull);
-    ck_assert_str_eq(r.dec->name, "PerfInfo/DPC");
+    ck_assert_str_eq(etl_kernel_event_name(&ev), "PerfInfo/DPC");
     /* The same bytes as a 32-bit TimerDPC: the pointer is 4 bytes. */
     ev = ev_of(dpc64, 12, 0x0F45, ETL_KIND_PERFINFO32, 2);
     ck_assert_int_eq(etl_decode_event(&ev, &r), ETL_REC_INTR);
