@@ -29,6 +29,9 @@
 #              8), a bare buffer header among them;
 #   toend      records whose size runs exactly to the buffer's end (shown),
 #              past the valid data, past the buffer, or cut: one message each;
+#   procs      2^20 processes, each with a thread (a compressed rundown):
+#              the threads of the processes the map keeps are named, the
+#              others not (documented limits), one warning; memory as above;
 #   tidreuse   a TID reused 100 us after its Thread End in another process:
 #              the switch view names the first process before and the second
 #              after, --summary keeps the two threads (and processes) apart;
@@ -279,6 +282,29 @@ gen circular seq-circular && { views seq-circular; switches seq-circular; }
 # ---- buffer sizes and records at the buffer's end -------------------------------------
 gen oddsize oddsize && { views oddsize; switches oddsize; in_time_order oddsize; }
 gen toend toend && { views toend; switches toend; events toend 0xf2e; }
+
+# ---- 2^20 processes and threads ------------------------------------------------
+# The process map keeps the first 524288 thread and 262144 process records
+# in file order (man/etldump.1, EXIT STATUS): the threads of the first
+# 262144 processes are named, those of the next 262144 have their PID only,
+# and one warning names the first record left out.
+tcap=524288 pcap=262144
+if gen procs procs; then
+    views procs
+    switches procs
+    cols "$tmp/out" timestamp old_tid new_tid old_pid old_process new_pid new_process |
+        awk -F, '{ if ($3 != 0) print $1 "," $3 "," $6 "," $7; else print $1 "," $2 "," $4 "," $5 }' > "$tmp/got.pn"
+    tagged procs pn | awk -F, -v t=$tcap -v p=$pcap '
+        { pid = $4; img = $5; if ($3 >= p) img = ""; if ($3 >= t) pid = ""
+          print $1 "," $2 "," pid "," img }' > "$tmp/want.pn"
+    cmp -s "$tmp/want.pn" "$tmp/got.pn" && ok ||
+        bad "procs: the threads' processes: $(diff "$tmp/want.pn" "$tmp/got.pn" | sed -n 2,3p | tr '\n' ' ')"
+    loc=$(tagged procs at | awk -F, -v p=$pcap '$1 == p { print "offset " $2 " (byte " $3 " of the decompressed buffer)" }')
+    n=$(grep -c "^etldump: $tmp/procs.etl: warning: $loc: the process map is full" "$tmp/err")
+    [ "$n" -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok ||
+        bad "procs: want one warning at $loc, got: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+    rm -f "$tmp/procs.etl"
+fi
 
 # ---- a TID reused within a millisecond ----------------------------------------------
 if gen tidreuse tidreuse; then

@@ -23,6 +23,8 @@
  *                                      or out) and its process then
  *   pn TIMESTAMP,TID,INDEX,PID,IMAGE   the same for the thread of the
  *                                      INDEX-th process of a big rundown
+ *   at INDEX,BUFFER_OFFSET,BYTE        where the INDEX-th process's record is
+ *                                      (BYTE: in the decompressed buffer)
  *   thr PID,TID,IMAGE,NAME,CPU_TIME    a thread lifetime and its CPU time (s)
  *   proc PID,IMAGE,CPU_TIME            a process and its CPU time (s)
  *   name KIND,TEXT                     a string as it must be shown (UTF-8)
@@ -991,6 +993,9 @@ static void case_procs(struct w *w, const char *arg)
     w->mode |= MODE_COMPRESSED;
     w_start(w, 65536);
     int64_t t = w->t0 + 100;
+    static const uint32_t pick[] = { 0, 1, 1000, 1u << 17, (1u << 18) - 1, 1u << 18,
+                                     (1u << 19) - 1, 1u << 19, (1u << 20) - 1 };
+    size_t npick = sizeof pick / sizeof pick[0], next = 0;
     buf_next(w, 0);
     for (uint32_t i = 0; i < np; i++) {
         uint32_t pid = 8 + 4 * i, tid = 0x10000000u + 4 * i;
@@ -1000,16 +1005,19 @@ static void case_procs(struct w *w, const char *arg)
             buf_end(w);
             buf_next(w, 0);
         }
-        ev_process_dcstart(w, t, 0xFFFF800000000000ull + (uint64_t)i * 0x80, pid, 4, image);
+        uint32_t at = ev_process_dcstart(w, t, 0xFFFF800000000000ull + (uint64_t)i * 0x80,
+                                         pid, 4, image);
+        if (next < npick && pick[next] == i) {
+            fprintf(w->exp, "at %" PRIu32 ",0x%" PRIx64 ",0x%x\n", i, w->off, at);
+            next++;
+        }
         ev_thread(w, HOOK_THREAD_DCSTART, t, tid, pid, pid, tid, "");
         t += 2;
     }
     buf_end(w);
-    static const uint32_t pick[] = { 0, 1, 1000, 1u << 17, (1u << 18) - 1, 1u << 18,
-                                     (1u << 19) - 1, 1u << 19, (1u << 20) - 1 };
     buf_next(w, 1);
     t += 1000;
-    for (size_t k = 0; k < sizeof pick / sizeof pick[0]; k++) {
+    for (size_t k = 0; k < npick; k++) {
         uint32_t i = pick[k];
         if (i >= np)
             continue;
