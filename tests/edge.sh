@@ -253,9 +253,16 @@ if gen clockback clockback; then
 fi
 
 # ---- clock types and frequencies --------------------------------------------------
-for c in qpc systime cycles raw unknown freqhuge; do
+for c in qpc systime cycles raw unknown freqhuge freq0 freqneg freqmin cycles0; do
     gen clock "clock-$c" "$c" || continue
     views "clock-$c"
+    # Without a frequency, one warning says 10 MHz is used; else no message.
+    run "clock-$c" all-switches -f csv && {
+        case $c in freq0 | freqneg | freqmin | cycles0) want=1 ;; *) want=0 ;; esac
+        n=$(grep -c "^etldump: $tmp/clock-$c.etl: warning: .*no clock frequency.*10 MHz" "$tmp/err")
+        [ "$n" -eq "$want" ] && [ "$(wc -l < "$tmp/err")" -eq "$want" ] && ok ||
+            bad "clock-$c: $n warnings about the frequency, want $want: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+    }
     tagged "clock-$c" time > "$tmp/want.time"
     cut -d, -f1,2 "$tmp/want.time" > "$tmp/want.rel"
     cut -d, -f3 "$tmp/want.time" > "$tmp/want.abs"

@@ -363,6 +363,12 @@ static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st
         return NULL;
     }
     etl_clock_from_header(&f->clock, &f->hdr);
+    if (!f->clock.valid)
+        etl_warn(f, "the logfile header gives no clock frequency (%s %lld): times are "
+                    "computed at 10 MHz",
+                 f->hdr.clock_type == 3 ? "CpuSpeedInMHz" : "PerfFreq",
+                 f->hdr.clock_type == 3 ? (long long)f->hdr.cpu_mhz
+                                        : (long long)f->hdr.perf_freq);
     if (!index_buffers(f)) {
         *st = ETL_OPEN_NOMEM;
         etl_close(f);
@@ -763,7 +769,8 @@ void etl_clock_from_header(struct etl_clock *c, const struct etl_logfile *h)
 {
     /* Clock types (ReservedFlags, §5): 1 QPC at PerfFreq; 2 system time and
      * 0 raw (system time before Vista): 100 ns; 3 CPU cycles at
-     * CpuSpeedInMHz. */
+     * CpuSpeedInMHz; any other value: 100 ns. A frequency of 0 or less is
+     * taken as 10 MHz (etl_clock_init), with a warning at open. */
     int64_t freq;
     switch (h->clock_type) {
     case 1:
