@@ -376,6 +376,24 @@ if gen utf16 utf16; then
     run utf16 all-events --events=all && {
         grep -q " $img\$" "$tmp/out" && ok || bad "utf16: text events view lacks $img"
     }
+    # The logfile header's names, with the one that has no terminator.
+    tagged utf16 name | sed -n 's/^logger,//p; s/^logfile,//p' > "$tmp/want.names"
+    run utf16 info --info -f csv && {
+        cols "$tmp/out" logger_name | head -n 1 > "$tmp/got.names"
+        cols "$tmp/out" log_file_name | head -n 1 >> "$tmp/got.names"
+        cmp -s "$tmp/want.names" "$tmp/got.names" && ok ||
+            bad "utf16: --info names: $(tr '\n' ' ' < "$tmp/got.names")"
+    }
+    if [ "$havejq" = yes ]; then
+        run utf16 info --info -f json && {
+            jq -r 'select(.logger_name) | .logger_name, .log_file_name' "$tmp/out" | head -n 2 |
+                cmp -s "$tmp/want.names" - && ok || bad "utf16: --info JSON names"
+        }
+    fi
+    run utf16 all-xml -f xml && {
+        sed -n 's/.* logger_name="\([^"]*\)" log_file_name="\([^"]*\)".*/\1\
+\2/p' "$tmp/out" | cmp -s "$tmp/want.names" - && ok || bad "utf16: XML trace names"
+    }
     cmd=$(tagged utf16 name | sed -n 's/^cmdline,//p')
     run utf16 all-events --events=all -f csv && {
         cols "$tmp/out" command_line | grep -qx "$cmd" && ok || bad "utf16: command line $cmd not shown"

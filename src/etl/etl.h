@@ -112,6 +112,8 @@ struct etl_logfile {
     int64_t t0;               /* timestamp of the header event */
     char logger_name[256];    /* UTF-8 converted from UTF-16LE */
     char log_file_name[512];
+    uint32_t name_damage_at;  /* byte of the event data where a name lacks its
+                                 terminator, or 0 */
 };
 
 /* What the buffer index counts: every buffer read, the compressed ones,

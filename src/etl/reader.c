@@ -257,6 +257,9 @@ static bool read_logfile_header(struct etl_file *f)
                 ETL_PARSE_OK &&
             etl_parse_logfile(&ev, &f->hdr))
             ok = true;
+        if (ok && f->hdr.name_damage_at)
+            etl_report_event(f, &ev, f->hdr.name_damage_at,
+                             "logfile header: name without its terminator");
     }
     free(mem);
     return ok;

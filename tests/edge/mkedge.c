@@ -306,6 +306,7 @@ struct w {
     uint64_t header_seq;
     const uint8_t *logger_name;   /* raw UTF-16 bytes of the names, or NULL */
     uint32_t logger_name_len;
+    uint64_t names_at;            /* file offset of the names */
     bool compress, sparse;
     /* the buffer being filled */
     uint8_t *b;
@@ -530,7 +531,8 @@ static void header_buffer(struct w *w)
         pu16z(&p, "C:\\edge.etl");
     }
     buf_begin(w, 0, w->header_seq);
-    ev_system(w, HOOK_HEADER, 2, 4, 8, w->t0, p.b, p.n);
+    uint32_t at = ev_system(w, HOOK_HEADER, 2, 4, 8, w->t0, p.b, p.n);
+    w->names_at = w->off + at + 0x20 + 0x118;
     uint8_t ext[0x24];
     memset(ext, 0, sizeof ext);
     st32(ext + 0x00, 0x00000003u);                  /* PROCESS | THREAD */
@@ -1095,6 +1097,7 @@ static void case_utf16(struct w *w, const char *arg)
     w_start(w, 4096);
     fprintf(w->exp, "name logger,L\xEF\xBF\xBDg\n");
     fprintf(w->exp, "name logfile,C:\xEF\xBF\xBD\n");
+    expect_msg(w, w->names_at + 8);
     uint64_t at = w->off;
     buf_next(w, 0);
     int64_t t = w->t0 + 100;
