@@ -12,7 +12,8 @@
 # is built with a sanitizer). Then, per case:
 #   big        a sparse file over 4 GiB (16 MiB buffers): the switches of the
 #              buffers past 4 GiB, their buffer offsets in --events=all, and
-#              the damaged record there named by its 64-bit offset (skipped
+#              the damaged record there named by its 64-bit offset; peak
+#              memory under 16 MiB, as no buffer is read whole (skipped
 #              when the file system cannot hold the file);
 #   cpus       1024 CPUs, a buffer on CPU 1500 (shown) and one on CPU 3000
 #              (skipped with one message at its processor field);
@@ -143,8 +144,8 @@ run() {
     want_rc=0
     [ -s "$tmp/got.msg" ] && want_rc=1
     [ "$rc" -eq "$want_rc" ] || { bad "$what: exit $rc, want $want_rc"; return 1; }
-    if [ -n "$kib" ] && [ "$kib" -ge "$limit_kib" ]; then
-        bad "$what: peak memory $kib KiB"; return 1
+    if [ -n "$kib" ] && [ "$kib" -ge "${case_limit_kib:-$limit_kib}" ]; then
+        bad "$what: peak memory $kib KiB, not under ${case_limit_kib:-$limit_kib}"; return 1
     fi
     [ -n "$kib" ] && echo "$kib $rn $label" >> "$tmp/peaks"
     return 0
@@ -218,7 +219,11 @@ case $? in
         skipped "big: the file system does not keep $tmp/big.etl sparse ($used KiB used)"
     else
         [ "$size" = "$(tagged big note)" ] && ok || bad "big: $size bytes written"
+        # No buffer has events past 0x200 (the header buffer's first
+        # record is all that is read of it): none is read whole.
+        case_limit_kib=16384
         views big
+        case_limit_kib=
         switches big
         in_time_order big
         events big 0x524

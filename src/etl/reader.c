@@ -243,6 +243,10 @@ static bool read_logfile_header(struct etl_file *f)
         n = (size_t)f->file_size;
     if (n < ETL_BUF_HEADER_SIZE + 0x20 || n > ETL_MAX_BUFFER_SIZE)
         return false;
+    /* The logfile header is the buffer's first record, whose size is a u16
+     * (§3.3, §4.1): a 16 MiB buffer is not read whole for it. */
+    if (n > ETL_BUF_HEADER_SIZE + 0xFFFFu)
+        n = ETL_BUF_HEADER_SIZE + 0xFFFFu;
     uint8_t *mem = malloc(n);
     if (!mem) {
         f->nomem = true;
