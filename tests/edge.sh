@@ -18,7 +18,7 @@
 #   cpus       1024 CPUs, a buffer on CPU 1500 (shown) and one on CPU 3000
 #              (skipped with one message at its processor field);
 #   clockback  time going back inside one CPU's buffers: every switch, each
-#              CPU's in its stream order;
+#              CPU's in its stream order, no run of negative length;
 #   clock-*    each clock type and PerfFreq 0, negative, INT64_MIN and huge:
 #              rel = ticks since the header event / frequency and abs =
 #              StartTime + that, in CSV, JSON and XML (a frequency of 0 or
@@ -250,6 +250,19 @@ fi
 if gen clockback clockback; then
     views clockback
     switches clockback
+    # A run lasts to the CPU's next switch; where that is earlier, its
+    # length is unknown (empty), never negative. 10 MHz.
+    awk -F, '{ cpu[NR] = $1; ts[NR] = $2 }
+        END { for (i = 1; i <= NR; i++) {
+                  r = ""
+                  if (i < NR && cpu[i + 1] == cpu[i] && ts[i + 1] >= ts[i]) {
+                      d = ts[i + 1] - ts[i]; r = sprintf("%d.%09d", d / 10000000, d % 10000000 * 100) }
+                  print cpu[i] "," ts[i] "," r } }' "$tmp/want.sw" > "$tmp/want.run"
+    run clockback all-switches -f csv && {
+        cols "$tmp/out" cpu timestamp new_run | sort -s -t, -k1,1n > "$tmp/got.run"
+        cmp -s "$tmp/want.run" "$tmp/got.run" && ok ||
+            bad "clockback: new_run: $(diff "$tmp/want.run" "$tmp/got.run" | sed -n 2,3p | tr '\n' ' ')"
+    }
     # No duration is negative, whatever the clock did.
     run clockback summary --summary -f csv && {
         if grep -q ',-[0-9]' "$tmp/out"; then bad "clockback: a negative figure in --summary: $(grep -m1 ',-[0-9]' "$tmp/out")"
