@@ -7,30 +7,34 @@
 
 #include "decode/dispatch.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A thread record kept by the pre-pass (24 bytes): time, TID, owner PID,
- * name, and arrival order and operation packed as seq << 3 | op. Folding
- * turns the records into lifetimes in the same array (union tslot). */
-struct trec {
+/* What orders the records: ID, time, and arrival order and operation
+ * packed as seq << 3 | op (arrival keeps ties in order). */
+struct rkey {
     int64_t ts;
-    uint32_t id;              /* TID */
+    uint32_t id;              /* TID or PID */
+    uint32_t seqop;
+};
+
+/* A thread record kept by the pre-pass (24 bytes). Folding turns the
+ * records into lifetimes in the same array (union tslot). */
+struct trec {
+    struct rkey k;
     uint32_t pid;             /* owner */
     uint32_t name;            /* string, or ETL_PM_NONE */
-    uint32_t seqop;
 };
 
 /* A process record (40 bytes; a slot holds a lifetime, 48). */
 struct prec {
-    int64_t ts;
+    struct rkey k;
     uint64_t key;             /* UniqueProcessKey */
-    uint32_t id;              /* PID */
     uint32_t parent;
     uint32_t image;           /* string, or ETL_PM_NONE */
     uint32_t cmdline;         /* string, or ETL_PM_NONE */
-    uint32_t seqop;
 };
 
 union tslot {
@@ -180,8 +184,8 @@ bool etl_procmap_add_process(struct etl_procmap *m, int64_t ts,
         m->left_out++;
         return true;
     }
-    struct prec x = { ts, r->key, r->pid, r->parent_id, ETL_PM_NONE, ETL_PM_NONE,
-                      SEQOP(m->seq, r->op) };
+    struct prec x = { { ts, r->pid, SEQOP(m->seq, r->op) }, r->key, r->parent_id,
+                      ETL_PM_NONE, ETL_PM_NONE };
     size_t added;
     if ((r->has & PR_IMAGE) && r->image_len > 0 &&
         !memchr(r->image, 0, r->image_len)) {
@@ -222,7 +226,7 @@ bool etl_procmap_add_thread(struct etl_procmap *m, int64_t ts,
         m->left_out++;
         return true;
     }
-    struct trec x = { ts, r->tid, r->pid, ETL_PM_NONE, SEQOP(m->seq, r->op) };
+    struct trec x = { { ts, r->tid, SEQOP(m->seq, r->op) }, r->pid, ETL_PM_NONE };
     if (r->has & TR_NAME) {
         size_t added;
         int st = intern_u16(m, &r->name, ETL_PM_MAX_NAME_BYTES, &x.name, &added);
@@ -247,23 +251,12 @@ uint64_t etl_procmap_left_out(const struct etl_procmap *m, uint64_t *cmdlines)
     return m->left_out;
 }
 
-/* Orders thread records by TID, time and arrival. */
-static int cmp_trec(const void *a, const void *b, void *ctx)
+/* Orders records by ID, time and arrival; both kinds of slot begin with
+ * their record, which begins with its key. */
+static int cmp_rec(const void *a, const void *b, void *ctx)
 {
     (void)ctx;
-    const struct trec *x = &((const union tslot *)a)->r, *y = &((const union tslot *)b)->r;
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->seqop < y->seqop ? -1 : x->seqop > y->seqop;
-}
-
-/* Orders process records by PID, time and arrival. */
-static int cmp_prec(const void *a, const void *b, void *ctx)
-{
-    (void)ctx;
-    const struct prec *x = &((const union pslot *)a)->r, *y = &((const union pslot *)b)->r;
+    const struct rkey *x = a, *y = b;
     if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
     if (x->ts != y->ts)
@@ -273,15 +266,22 @@ static int cmp_prec(const void *a, const void *b, void *ctx)
 
 /* ---- finding lifetimes ---------------------------------------------------------- */
 
-/* Lifetimes are sorted by ID, then start. Each returns the number of
- * lifetimes ordered at or before (id, ts). */
-static size_t threads_upto(const struct etl_procmap *m, uint32_t id, int64_t ts)
+/* Returns the number of lifetimes ordered at or before (id, ts): they are
+ * sorted by ID, then start. Thread and process lifetimes both begin with
+ * their start; their ID is id_at bytes into each of the n slots of `size`
+ * bytes at base. */
+static size_t lifetimes_upto(const void *base, size_t n, size_t size, size_t id_at,
+                             uint32_t id, int64_t ts)
 {
-    size_t lo = 0, hi = m->nthr;
+    const unsigned char *b = base;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const struct etl_pm_thread *t = &m->t[mid].l;
-        if (t->tid < id || (t->tid == id && t->start <= ts))
+        int64_t start;
+        uint32_t mid_id;
+        memcpy(&start, b + mid * size, sizeof start);
+        memcpy(&mid_id, b + mid * size + id_at, sizeof mid_id);
+        if (mid_id < id || (mid_id == id && start <= ts))
             lo = mid + 1;
         else
             hi = mid;
@@ -289,18 +289,16 @@ static size_t threads_upto(const struct etl_procmap *m, uint32_t id, int64_t ts)
     return lo;
 }
 
+static size_t threads_upto(const struct etl_procmap *m, uint32_t id, int64_t ts)
+{
+    return lifetimes_upto(m->t, m->nthr, sizeof *m->t, offsetof(struct etl_pm_thread, tid),
+                          id, ts);
+}
+
 static size_t processes_upto(const struct etl_procmap *m, uint32_t id, int64_t ts)
 {
-    size_t lo = 0, hi = m->nproc;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct etl_pm_process *p = &m->p[mid].l;
-        if (p->pid < id || (p->pid == id && p->start <= ts))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return lifetimes_upto(m->p, m->nproc, sizeof *m->p, offsetof(struct etl_pm_process, pid),
+                          id, ts);
 }
 
 /* ---- folding records into lifetimes ------------------------------------------ */
@@ -313,14 +311,14 @@ static void fold_processes(struct etl_procmap *m)
     union pslot *s = m->p;
     size_t n = m->np, out = 0;
     if (n > 1)
-        etl_sort(s, n, sizeof *s, cmp_prec, NULL);
+        etl_sort(s, n, sizeof *s, cmp_rec, NULL);
     for (size_t i = 0; i < n;) {
-        uint32_t id = s[i].r.id;
+        uint32_t id = s[i].r.k.id;
         size_t first = out;
         struct etl_pm_process *cur = NULL;
-        for (; i < n && s[i].r.id == id; i++) {
+        for (; i < n && s[i].r.k.id == id; i++) {
             const struct prec x = s[i].r;
-            enum etl_pt_op op = OP(x.seqop);
+            enum etl_pt_op op = OP(x.k.seqop);
             bool match = cur && !cur->ended && cur->key == x.key;
             if (op == ETL_PT_DEFUNCT) {
                 /* Exit data of a known instance: nothing new, unless the PID
@@ -343,22 +341,22 @@ static void fold_processes(struct etl_procmap *m)
                     cur->cmdline = x.cmdline;
                 if (op == ETL_PT_END) {
                     cur->ended = true;
-                    cur->end = x.ts;
+                    cur->end = x.k.ts;
                 }
                 continue;
             }
             cur = &s[out++].l;
             memset(cur, 0, sizeof *cur);
             /* A first record other than Start: alive before the trace. */
-            cur->start = op == ETL_PT_START || out - 1 > first ? x.ts : ETL_PM_BEFORE;
+            cur->start = op == ETL_PT_START || out - 1 > first ? x.k.ts : ETL_PM_BEFORE;
             cur->key = x.key;
-            cur->pid = x.id;
+            cur->pid = x.k.id;
             cur->parent_id = x.parent;
             cur->image = x.image;
             cur->cmdline = x.cmdline;
             if (op == ETL_PT_END || op == ETL_PT_DEFUNCT) {
                 cur->ended = true;
-                cur->end = x.ts;
+                cur->end = x.k.ts;
             }
         }
     }
@@ -371,20 +369,20 @@ static void fold_threads(struct etl_procmap *m)
     union tslot *s = m->t;
     size_t n = m->nt, out = 0;
     if (n > 1)
-        etl_sort(s, n, sizeof *s, cmp_trec, NULL);
+        etl_sort(s, n, sizeof *s, cmp_rec, NULL);
     for (size_t i = 0; i < n;) {
-        uint32_t id = s[i].r.id;
+        uint32_t id = s[i].r.k.id;
         size_t first = out;
         struct etl_pm_thread *cur = NULL;
         bool ended = false;
-        for (; i < n && s[i].r.id == id; i++) {
+        for (; i < n && s[i].r.k.id == id; i++) {
             const struct trec x = s[i].r;
-            enum etl_pt_op op = OP(x.seqop);
+            enum etl_pt_op op = OP(x.k.seqop);
             bool match = cur && !ended && cur->pid == x.pid;
             if (!match || op == ETL_PT_START) {
                 cur = &s[out++].l;
-                cur->start = op == ETL_PT_START || out - 1 > first ? x.ts : ETL_PM_BEFORE;
-                cur->tid = x.id;
+                cur->start = op == ETL_PT_START || out - 1 > first ? x.k.ts : ETL_PM_BEFORE;
+                cur->tid = x.k.id;
                 cur->pid = x.pid;
                 cur->proc = ETL_PM_NONE;
                 cur->name = ETL_PM_NONE;

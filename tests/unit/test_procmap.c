@@ -196,6 +196,32 @@ START_TEST(idle_thread)
 }
 END_TEST
 
+/* A command line takes this many bytes of the map's names (UTF-8 and NUL). */
+#define CMDLINE_BYTES 32500u
+
+/* Adds a record of process 4 (cmd.exe, UniqueProcessKey k) with the k-th
+ * of many different command lines of CMDLINE_BYTES. */
+static void cmdline(struct etl_procmap *m, int64_t ts, enum etl_pt_op op, unsigned k)
+{
+    static uint8_t u16[2 * CMDLINE_BYTES];
+    memset(u16, 0, sizeof u16);
+    for (size_t i = 0; i + 2 < sizeof u16; i += 2)
+        u16[i] = (uint8_t)('a' + (i / 2 + k) % 26);
+    u16[0] = (uint8_t)('A' + k % 26); /* each one different */
+    u16[2] = (uint8_t)('A' + k / 26 % 26);
+    struct etl_process_rec r;
+    memset(&r, 0, sizeof r);
+    r.op = (uint8_t)op;
+    r.pid = 4;
+    r.key = k;
+    r.image = (const uint8_t *)"cmd.exe";
+    r.image_len = 7;
+    r.cmdline.p = u16;
+    r.cmdline.len = sizeof u16 - 2;
+    r.has = PR_IMAGE | PR_CMDLINE | PR_KEY;
+    ck_assert(etl_procmap_add_process(m, ts, &r));
+}
+
 START_TEST(limits)
 {
     /* Records past the limits are left out, the first ones kept; a name or
@@ -209,26 +235,10 @@ START_TEST(limits)
         snprintf(image, sizeof image, "p%u.exe", i);
         proc(m, 5, ETL_PT_DCSTART, 200 + 4 * i, i, image);
     }
-    /* A command line of 64 KiB less a little, until their budget is spent. */
-    static uint8_t u16[65000];
-    unsigned cmdlines = ETL_PM_MAX_CMDLINE_BYTES / (sizeof u16 / 2) + 2;
-    for (unsigned k = 0; k < cmdlines; k++) {
-        memset(u16, 0, sizeof u16);
-        for (size_t i = 0; i + 2 < sizeof u16; i += 2)
-            u16[i] = (uint8_t)('a' + (i / 2 + k) % 26);
-        u16[0] = (uint8_t)('A' + k % 26); /* each one different */
-        u16[2] = (uint8_t)('A' + k / 26 % 26);
-        struct etl_process_rec r;
-        memset(&r, 0, sizeof r);
-        r.op = ETL_PT_DCSTART;
-        r.pid = 4;
-        r.image = (const uint8_t *)"cmd.exe";
-        r.image_len = 7;
-        r.cmdline.p = u16;
-        r.cmdline.len = sizeof u16 - 2;
-        r.has = PR_IMAGE | PR_CMDLINE;
-        ck_assert(etl_procmap_add_process(m, 6, &r));
-    }
+    /* Command lines until their budget is spent. */
+    unsigned cmdlines = ETL_PM_MAX_CMDLINE_BYTES / CMDLINE_BYTES + 2;
+    for (unsigned k = 0; k < cmdlines; k++)
+        cmdline(m, 6, ETL_PT_DCSTART, k);
     uint64_t cl;
     ck_assert_uint_eq(etl_procmap_left_out(m, &cl), 3 + 2 + cmdlines);
     ck_assert_uint_eq(cl, 0);
@@ -247,26 +257,10 @@ START_TEST(limits)
      * out, their processes kept. */
     m = etl_procmap_new();
     ck_assert_ptr_nonnull(m);
-    for (unsigned k = 0; k < cmdlines; k++) {
-        memset(u16, 0, sizeof u16);
-        for (size_t i = 0; i + 2 < sizeof u16; i += 2)
-            u16[i] = (uint8_t)('a' + (i / 2 + k) % 26);
-        u16[0] = (uint8_t)('A' + k % 26); /* each one different */
-        u16[2] = (uint8_t)('A' + k / 26 % 26);
-        struct etl_process_rec r;
-        memset(&r, 0, sizeof r);
-        r.op = ETL_PT_START;
-        r.pid = 4;
-        r.key = k;
-        r.image = (const uint8_t *)"cmd.exe";
-        r.image_len = 7;
-        r.cmdline.p = u16;
-        r.cmdline.len = sizeof u16 - 2;
-        r.has = PR_IMAGE | PR_CMDLINE | PR_KEY;
-        ck_assert(etl_procmap_add_process(m, 10 + k, &r));
-    }
+    for (unsigned k = 0; k < cmdlines; k++)
+        cmdline(m, 10 + k, ETL_PT_START, k);
     ck_assert_uint_eq(etl_procmap_left_out(m, &cl), 0);
-    ck_assert_uint_eq(cl, cmdlines - ETL_PM_MAX_CMDLINE_BYTES / (sizeof u16 / 2));
+    ck_assert_uint_eq(cl, cmdlines - ETL_PM_MAX_CMDLINE_BYTES / CMDLINE_BYTES);
     ck_assert(etl_procmap_finish(m));
     ck_assert_uint_eq(etl_procmap_nprocesses(m), cmdlines);
     ck_assert_ptr_nonnull(etl_procmap_str(m, etl_procmap_process(m, 0)->cmdline));
