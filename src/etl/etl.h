@@ -163,7 +163,9 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
 struct etl_file *etl_open_mem(const void *data, size_t len, const char *name,
                               const struct etl_diag *d, enum etl_open_status *st);
 
-/* Releases the file (NULL is allowed). */
+/* Releases the file (NULL is allowed). A file whose logfile header gave no
+ * clock frequency gets its warning then, after the output (times were
+ * computed at 10 MHz). */
 void etl_close(struct etl_file *f);
 
 /* What the file is called in messages. */
