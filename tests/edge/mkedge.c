@@ -564,9 +564,12 @@ static void w_open(struct w *w, const char *path, const char *exp)
         die(exp);
 }
 
-/* Allocates the buffer once the buffer size is set. */
+/* Allocates the buffer once the buffer size is set: cap bytes of records,
+ * and the whole buffer unless only its records are written (sparse). */
 static void w_start(struct w *w, uint32_t cap)
 {
+    if (!w->sparse && cap < w->buffer_size)
+        cap = w->buffer_size;
     w->cap = cap;
     w->b = xmalloc(cap);
     w->z = xmalloc((size_t)cap * 2 + BUF_HDR);
