@@ -298,6 +298,15 @@ START_TEST(logfile_both_layouts)
         ck_assert_int_eq(h.t0, 5000);
         ck_assert_str_eq(h.logger_name, "Lg");
         ck_assert_str_eq(h.log_file_name, "C:\xc3\xa9\xf0\x9f\x98\x80");
+        ck_assert_uint_eq(h.name_damage_at, 0);
+        /* The record cut 5 bytes before its end: the log file name has no
+         * terminator and its last byte is half a unit. */
+        set16(&b, 4, (uint32_t)(b.d[4] | b.d[5] << 8) - 5);
+        ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+        ck_assert(etl_parse_logfile(&ev, &h));
+        ck_assert_str_eq(h.logger_name, "Lg");
+        ck_assert_str_eq(h.log_file_name, "C:\xc3\xa9\xef\xbf\xbd");
+        ck_assert_uint_eq(h.name_damage_at, (ptr == 4 ? 0x110u : 0x118u) + 6);
     }
 }
 END_TEST
