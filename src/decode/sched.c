@@ -236,11 +236,14 @@ static struct tstate *state_of(struct etl_sched *s, uint64_t key)
     return &s->t[j];
 }
 
-/* The new thread of a switch: what its past says. */
-static void switch_in(const struct etl_sched *s, const struct tstate *t, struct etl_sched_facts *f)
+/* The new thread of a switch at ts: what its past says. A past that lies
+ * after ts (a clock that went back) says nothing, as after a gap. */
+static void switch_in(const struct etl_sched *s, const struct tstate *t, int64_t ts,
+                      struct etl_sched_facts *f)
 {
-    bool out = t->has_out && t->out_epoch == s->epoch;
-    bool rt = t->has_rt && t->rt_epoch == s->epoch;
+    bool out = t->has_out && t->out_epoch == s->epoch && t->out_ts <= ts;
+    bool rt = t->has_rt && t->rt_epoch == s->epoch && t->rt_ts <= ts &&
+              (!out || t->rt_ts >= t->out_ts);
     if (out) {
         f->has |= ETL_SF_SINCE;
         f->since = t->out_ts;
@@ -329,7 +332,7 @@ bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
         /* What is known of it is used once: a thread on a CPU has no entry. */
         size_t j = slot_of(s, key_of(s, sw->new_tid, sw->ts, wn));
         if (s->t[j].key) {
-            switch_in(s, &s->t[j], f);
+            switch_in(s, &s->t[j], sw->ts, f);
             remove_slot(s, j);
         }
     }

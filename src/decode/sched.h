@@ -22,7 +22,9 @@
  * Nothing is known of the idle thread (TID 0). A known gap in any CPU's
  * stream (swreader.h) ends what is known of every thread: lost events may
  * hide any thread's switches and ReadyThreads, so a switch after the gap
- * looks back no further than it.
+ * looks back no further than it. Nor does one across a clock that went
+ * back: a switch-out or ReadyThread later than the switch-in is ignored, so
+ * no span is negative.
  *
  * Only threads off a CPU with something to tell are kept: an entry is used
  * up by the thread's switch-in, and a switch-out in state Terminated drops

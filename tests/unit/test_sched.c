@@ -275,6 +275,24 @@ START_TEST(terminated_forgotten)
 }
 END_TEST
 
+START_TEST(clock_back)
+{
+    /* Switched out at 500, in at 400 (a clock that went back): nothing. */
+    struct etl_sched *s = etl_sched_new(NULL);
+    take(s, sw_item(0, 500, 7, WAITING, 8));
+    struct etl_sched_facts f = take(s, sw_item(1, 400, 9, READY, 7));
+    ck_assert_uint_eq(f.has, 0);
+    /* Readied at 90, before its switch-out at 100: the ReadyThread is not
+     * its wake-up; the switch-out still counts. */
+    take(s, sw_item(0, 100, 7, WAITING, 8));
+    take(s, rt_item(1, 90, 7, 9, 0));
+    f = take(s, sw_item(1, 150, 9, READY, 7));
+    ck_assert_uint_eq(f.has & (ETL_SF_SINCE | ETL_SF_READIED | ETL_SF_WAITED), ETL_SF_SINCE);
+    ck_assert_int_eq(f.since, 100);
+    etl_sched_free(s);
+}
+END_TEST
+
 START_TEST(bounded)
 {
     /* 2^19 threads switched out in turn, none back: the table keeps at
@@ -563,6 +581,7 @@ int main(void)
     tcase_add_test(tc, waiting_then_readied);
     tcase_add_test(tc, terminated_forgotten);
     tcase_add_test(tc, bounded);
+    tcase_add_test(tc, clock_back);
     tcase_add_test(tc, preempted);
     tcase_add_test(tc, waiting_not_readied);
     tcase_add_test(tc, no_switch_out_seen);
