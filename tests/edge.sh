@@ -271,6 +271,9 @@ if gen clockback clockback; then
         cols "$tmp/out" cpu timestamp new_run | sort -s -t, -k1,1n > "$tmp/got.run"
         cmp -s "$tmp/want.run" "$tmp/got.run" && ok ||
             bad "clockback: new_run: $(diff "$tmp/want.run" "$tmp/got.run" | sed -n 2,3p | tr '\n' ' ')"
+        # nor is any of the wait columns
+        neg=$(cols "$tmp/out" new_since_last new_ready new_waited | grep -m1 -e '^-' -e ',-')
+        [ -z "$neg" ] && ok || bad "clockback: a negative wait column: $neg"
     }
     # No duration is negative, whatever the clock did.
     run clockback summary --summary -f csv && {
@@ -401,7 +404,7 @@ if gen utf16 utf16; then
         grep -q " $img " "$tmp/out" && ok || bad "utf16: text switch view lacks $img"
     }
     run utf16 all-events --events=all && {
-        grep -q " $img\$" "$tmp/out" && ok || bad "utf16: text events view lacks $img"
+        grep -q " $img " "$tmp/out" && ok || bad "utf16: text events view lacks $img"
     }
     # The logfile header's names, with the one that has no terminator.
     tagged utf16 name | sed -n 's/^logger,//p; s/^logfile,//p' > "$tmp/want.names"

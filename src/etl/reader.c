@@ -69,14 +69,30 @@ static void scope_hold(struct etl_scope *s, uint64_t offset, const char *msg)
     s->nheld++;
 }
 
+/* True when a problem at offset was among the last ones reported: two
+ * decoders that read the same damaged bytes (the logfile header at open and
+ * as an event, say) name one place once. Else remembers it. */
+static bool reported_lately(struct etl_file *f, uint64_t offset)
+{
+    size_t n = sizeof f->recent / sizeof f->recent[0];
+    for (size_t i = 0; i < n; i++)
+        if (f->recent[i] == offset + 1)
+            return true;
+    f->recent[f->nrecent++ % n] = offset + 1;
+    f->nrecent %= (unsigned)n;
+    return false;
+}
+
 /* Passes a problem on: held or dropped inside a scope, else counted and
- * given to the file's callback. */
+ * given to the file's callback, once per place. */
 static void report_msg(struct etl_file *f, uint64_t offset, const char *msg)
 {
     if (f->scope) {
         scope_hold(f->scope, offset, msg);
         return;
     }
+    if (reported_lately(f, offset))
+        return;
     f->problems++;
     if (f->diag.problem)
         f->diag.problem(f->diag.ctx, offset, msg);
@@ -539,14 +555,6 @@ void etl_close(struct etl_file *f)
 {
     if (!f)
         return;
-    /* Said last, after the output, like the warning about lost data: a
-     * problem found while reading must stay the first message. */
-    if (!f->clock.valid && !f->nomem)
-        etl_warn(f, "the logfile header gives no clock frequency (%s %lld): times were "
-                    "computed at 10 MHz",
-                 f->hdr.clock_type == 3 ? "CpuSpeedInMHz" : "PerfFreq",
-                 f->hdr.clock_type == 3 ? (long long)f->hdr.cpu_mhz
-                                        : (long long)f->hdr.perf_freq);
     release(f);
 }
 
