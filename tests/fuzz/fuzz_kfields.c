@@ -14,14 +14,11 @@
 
 #include "payload_check.h"
 
-static struct etl_payload *pl;
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4 || size - 4 > 65535) /* an event holds at most 64 KiB */
         return 0;
-    if (!pl && !(pl = etl_payload_new()))
-        abort();
+    struct etl_payload *pl = payload_kept();
     struct etl_event ev;
     memset(&ev, 0, sizeof ev);
     unsigned sel = data[0];

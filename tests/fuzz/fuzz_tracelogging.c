@@ -12,8 +12,6 @@
 #include "decode/tracelogging.h"
 #include "payload_check.h"
 
-static struct etl_payload *pl;
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 3)
@@ -23,8 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         n = size - 3;
     if (n > 65535 || size - 3 - n > 65535) /* an event holds at most 64 KiB */
         return 0;
-    if (!pl && !(pl = etl_payload_new()))
-        abort();
+    struct etl_payload *pl = payload_kept();
     struct etl_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = (data[0] & 1u) ? ETL_KIND_EVENT_HEADER32 : ETL_KIND_EVENT_HEADER64;
