@@ -1,8 +1,10 @@
 #!/bin/sh
 # Runs every test: the Check unit programs in build/tests, then the scripts
 # (real traces, generated traces, golden outputs, formats, hostile input).
-# With ETLDUMP_QUICK=1 only the quick ones (make check-quick). Temporary
-# files go under build/tmp, removed at the end. Prints one closing line
+# With ETLDUMP_QUICK=1 only the quick ones (make check-quick). The scripts
+# run side by side, ETLDUMP_JOBS at a time (default: the processors online,
+# at most 4); each one's log is printed whole, in a fixed order, with the
+# seconds it took. Temporary files go under build/tmp, removed at the end. Prints one closing line
 # "check: N passed, M failed, K skipped".
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -40,12 +42,17 @@ for t in build/tests/test_*; do
     [ "$st" = FAIL ] && sed -n '1,40p' "$log"
 done
 
-scripts="tests/real.sh tests/switches.sh tests/processes.sh tests/sched.sh tests/golden.sh tests/cli.sh tests/unix.sh tests/names.sh tests/formats.sh tests/export.sh tests/memory.sh tests/edge.sh tests/hostile.sh tests/fuzz.sh tests/perf.sh"
-[ -n "$quick" ] && scripts="tests/real.sh tests/golden.sh tests/cli.sh tests/unix.sh tests/names.sh"
-for s in $scripts; do
-    [ -f "$s" ] || continue
-    name=$(basename "$s" .sh)
-    case $name in
+scripts="real switches processes sched golden cli unix names formats export memory edge hostile fuzz perf"
+[ -n "$quick" ] && scripts="real golden cli unix names"
+# The longest first, so that the scripts running side by side end together.
+first="hostile memory fuzz edge perf export formats"
+
+# Runs one script into logs/NAME.log, its status and seconds beside it.
+logs=$tmpdir/logs
+mkdir -p "$logs" || exit 1
+run_script() {
+    s=tests/$1.sh
+    case $1 in
         real) set -- "$ETLDUMP" "$shared/samples/real" ;;
         processes) set -- "$ETLDUMP" build/mktrace "$shared" ;;
         names) set -- "$ETLDUMP" "$shared/samples/real" ;;
@@ -53,11 +60,40 @@ for s in $scripts; do
         formats) set -- "$ETLDUMP" samples/*.etl "$shared"/samples/real/*.etl ;;
         *) set -- "$ETLDUMP" ;;
     esac
-    if sh "$s" "$@" > "$log" 2>&1; then st=ok; else st=FAIL; failed="$failed $name"; fi
-    grep -v ': [0-9]* passed, [0-9]* failed' "$log" | sed -n '1,40p'
-    tally "$log"
-    [ "$st" = FAIL ] && ! grep -qE ' [1-9][0-9]* failed' "$log" && fail=$((fail + 1))
-    echo "$name: $st"
+    t0=$(date +%s)
+    sh "$s" "$@" > "$logs/$name.log" 2>&1
+    echo $? > "$logs/$name.rc"
+    echo $(($(date +%s) - t0)) > "$logs/$name.secs"
+    : > "$logs/$name.done"
+}
+
+# ETLDUMP_JOBS scripts at a time (default: the processors online, at most 4).
+jobs=${ETLDUMP_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
+[ "$jobs" -gt 4 ] && [ -z "${ETLDUMP_JOBS:-}" ] && jobs=4
+order=""
+for name in $first $scripts; do
+    case " $scripts " in *" $name "*) ;; *) continue ;; esac
+    case " $order " in *" $name "*) continue ;; esac
+    [ -f "tests/$name.sh" ] && order="$order $name"
+done
+started=0
+for name in $order; do
+    while [ "$(find "$logs" -name '*.done' | wc -l)" -le $((started - jobs)) ]; do
+        sleep 0.2
+    done
+    run_script "$name" &
+    started=$((started + 1))
+done
+wait
+
+for name in $scripts; do
+    [ -f "$logs/$name.rc" ] || continue
+    if [ "$(cat "$logs/$name.rc")" -eq 0 ]; then st=ok; else st=FAIL; failed="$failed $name"; fi
+    grep -v ': [0-9]* passed, [0-9]* failed' "$logs/$name.log" | sed -n '1,40p'
+    tally "$logs/$name.log"
+    [ "$st" = FAIL ] && ! grep -qE ' [1-9][0-9]* failed' "$logs/$name.log" && fail=$((fail + 1))
+    echo "$name: $st ($(cat "$logs/$name.secs") s)"
 done
 
 [ -n "$failed" ] && echo "failed:$failed"
