@@ -13,7 +13,7 @@ real=${ETLDUMP_SHARED:-$(dirname "$0")/../../shared}/samples/real
 export TZ=UTC LC_ALL=C
 pass=0 fail=0 skip=0
 tmp=$(mktemp) || exit 1
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.raw"' EXIT
 
 # run CASEFILE: runs every case of CASEFILE.
 run() {
@@ -26,8 +26,12 @@ run() {
             case $a in REAL/*) a=$real/${a#REAL/} ;; esac
             set -- "$@" "$a"
         done
-        "$etldump" "$@" > "$tmp" 2>&1
+        "$etldump" "$@" > "$tmp.raw" 2>&1
         rc=$?
+        # Messages name the file: the folder of the real traces reads REAL.
+        awk -v p="$real/" '{ while ((i = index($0, p)) > 0)
+                                 $0 = substr($0, 1, i - 1) "REAL/" substr($0, i + length(p))
+                             print }' "$tmp.raw" > "$tmp"
         echo "exit $rc" >> "$tmp"
         if [ "$regen" = --regen ]; then
             cat "$tmp" > "$dir/$name.out"
