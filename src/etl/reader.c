@@ -166,6 +166,12 @@ void etl_scope_replay(struct etl_file *f, struct etl_scope *s)
     s->dropped_held = 0;
 }
 
+void etl_file_swap_diag(struct etl_file *f, const struct etl_diag *d, struct etl_diag *old)
+{
+    *old = f->diag;
+    f->diag = *d;
+}
+
 void etl_file_nomem(struct etl_file *f)
 {
     f->nomem = true;
@@ -669,15 +675,24 @@ void etl_loaded_free(struct etl_loaded *l)
     memset(l, 0, sizeof *l);
 }
 
+uint64_t etl_event_problem(const struct etl_event *ev, size_t at, const char *what,
+                           char *msg, size_t cap)
+{
+    size_t off = (size_t)ev->event_offset + (ev->size - ev->data_len) + at;
+    if (ev->compressed) {
+        snprintf(msg, cap, "byte 0x%zx of decompressed buffer: %s", off, what);
+        return ev->buffer_offset;
+    }
+    snprintf(msg, cap, "%s", what);
+    return ev->buffer_offset + off;
+}
+
 void etl_report_event(struct etl_file *f, const struct etl_event *ev, size_t at,
                       const char *msg)
 {
-    size_t off = (size_t)ev->event_offset + (ev->size - ev->data_len) + at;
-    if (ev->compressed)
-        etl_report(f, ev->buffer_offset, "byte 0x%zx of decompressed buffer: %s",
-                   off, msg);
-    else
-        etl_report(f, ev->buffer_offset + off, "%s", msg);
+    char text[256];
+    uint64_t off = etl_event_problem(ev, at, msg, text, sizeof text);
+    etl_report(f, off, "%s", text);
 }
 
 void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
