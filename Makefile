@@ -146,8 +146,13 @@ build/manybuf build/peak: build/%: tests/mem/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
+# The edge cases of tests/edge.sh: crafted files and what a reader must show.
+build/mkedge: tests/edge/mkedge.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
 TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate \
-                build/failalloc.so build/manybuf build/peak
+                build/failalloc.so build/manybuf build/peak build/mkedge
 
 # Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump
 # runs under valgrind memcheck (tests/fuzz/valgrind.sh).

@@ -71,6 +71,18 @@ static void lost_warning(struct etl_file *f)
              (unsigned long long)t->buffer_lost_flagged);
 }
 
+/* Warns when the header gave no usable clock frequency (format.md §5). */
+static void clock_warning(struct etl_file *f)
+{
+    const struct etl_logfile *h = etl_file_header(f);
+    if (etl_file_clock(f)->valid)
+        return;
+    etl_warn(f, "the logfile header gives no clock frequency (%s %lld): times were "
+                "computed at 10 MHz",
+             h->clock_type == 3 ? "CpuSpeedInMHz" : "PerfFreq",
+             h->clock_type == 3 ? (long long)h->cpu_mhz : (long long)h->perf_freq);
+}
+
 /* One line naming the trace, for printers that show one before the rows. */
 static int describe(struct etl_printer *p, struct etl_file *f)
 {
@@ -155,8 +167,12 @@ enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts 
     int rc = etl_run_view(p, f, o);
     if (rc == 0 && !etl_file_is_nomem(f))
         rc = etl_print_end_file(p);
-    if (rc == 0 && !etl_file_is_nomem(f))
+    /* Said last, after the output: a problem found while reading stays the
+     * first message. */
+    if (rc == 0 && !etl_file_is_nomem(f)) {
         lost_warning(f);
+        clock_warning(f);
+    }
     enum etl_result res = ETL_RESULT_CLEAN;
     if (etl_file_is_nomem(f))
         res = ETL_RESULT_NOMEM;

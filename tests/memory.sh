@@ -2,7 +2,8 @@
 # Memory: no input inflates it, and running out of it ends a run cleanly.
 #  1. Peak resident memory stays under 64 MiB for every view of crafted files
 #     of a million minimal buffers (72-byte and 1 KiB ones) and of every real
-#     trace (build/peak measures it).
+#     trace (build/peak measures it), and does not grow with the length of
+#     a trace of switches.
 #  2. Allocation failure: for each scenario, the run is repeated failing its
 #     1st, 2nd, ... allocation (build/failalloc.so, LD_PRELOAD) until one
 #     completes without reaching N: every failing run must exit with status 5
@@ -41,6 +42,19 @@ for v in "" --events=all --summary; do
     check_peak $v -f csv "$tmp/many1k.etl"
 done
 rm -f "$tmp/many1k.etl"
+# Flat in the trace's length: the generator's threads end and new ones
+# (new TIDs) take their place, a few hundred thousand in 3 M switches; what
+# the switch views keep per thread must not grow with them (the summary's
+# rows do: one per thread).
+build/mktrace --quiet --encoding=compact --cpus=8 --switches=300000 --seed=3 "$tmp/s.etl" - &&
+build/mktrace --quiet --encoding=compact --cpus=8 --switches=3000000 --seed=3 "$tmp/l.etl" - ||
+    bad "mktrace"
+for v in "-f csv" "--usage -f csv" "-f perfetto -o /dev/null" "-f svg -o /dev/null"; do
+    ps=$(peak $v "$tmp/s.etl") pl=$(peak $v "$tmp/l.etl")
+    if [ -n "$ps" ] && [ -n "$pl" ] && [ "$pl" -lt $((ps + 4096)) ]; then ok
+    else bad "peak grows with the trace: ${ps:-?} KiB for 300k switches, ${pl:-?} KiB for 3M: etldump $v"; fi
+done
+rm -f "$tmp/s.etl" "$tmp/l.etl"
 real=0
 for f in "$shared"/samples/real/*.etl; do
     [ -f "$f" ] || continue

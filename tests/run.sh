@@ -40,7 +40,7 @@ for t in build/tests/test_*; do
     [ "$st" = FAIL ] && sed -n '1,40p' "$log"
 done
 
-scripts="tests/real.sh tests/switches.sh tests/processes.sh tests/sched.sh tests/golden.sh tests/cli.sh tests/unix.sh tests/names.sh tests/formats.sh tests/export.sh tests/memory.sh tests/hostile.sh tests/fuzz.sh tests/perf.sh"
+scripts="tests/real.sh tests/switches.sh tests/processes.sh tests/sched.sh tests/golden.sh tests/cli.sh tests/unix.sh tests/names.sh tests/formats.sh tests/export.sh tests/memory.sh tests/edge.sh tests/hostile.sh tests/fuzz.sh tests/perf.sh"
 [ -n "$quick" ] && scripts="tests/real.sh tests/golden.sh tests/cli.sh tests/unix.sh tests/names.sh"
 for s in $scripts; do
     [ -f "$s" ] || continue

@@ -7,55 +7,69 @@
 
 #include "decode/dispatch.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A record kept by the pre-pass: a thread's (TID, owner PID) or a
- * process's (PID, parent), what it says about the lifetime and its name. */
-struct rec {
+/* What orders the records: ID, time, and arrival order and operation
+ * packed as seq << 3 | op (arrival keeps ties in order). */
+struct rkey {
     int64_t ts;
-    uint64_t key;             /* processes: UniqueProcessKey */
     uint32_t id;              /* TID or PID */
-    uint32_t other;           /* threads: owner PID; processes: parent */
-    uint32_t str;             /* thread name or image, or ETL_PM_NONE */
-    uint32_t seq;             /* arrival order: ties keep it */
-    uint8_t op;               /* enum etl_pt_op */
-    uint32_t cmdline;         /* processes: command line, or ETL_PM_NONE */
+    uint32_t seqop;
 };
 
-struct rec_list {
-    struct rec *r;
-    size_t n, cap;
+/* A thread record kept by the pre-pass (24 bytes). Folding turns the
+ * records into lifetimes in the same array (union tslot). */
+struct trec {
+    struct rkey k;
+    uint32_t pid;             /* owner */
+    uint32_t name;            /* string, or ETL_PM_NONE */
 };
 
-/* One ID's lifetimes: [first, first + count) of the sorted array. */
-struct slot {
-    uint32_t id, first, count;
+/* A process record (40 bytes; a slot holds a lifetime, 48). */
+struct prec {
+    struct rkey k;
+    uint64_t key;             /* UniqueProcessKey */
+    uint32_t parent;
+    uint32_t image;           /* string, or ETL_PM_NONE */
+    uint32_t cmdline;         /* string, or ETL_PM_NONE */
 };
 
-struct index {
-    struct slot *tab;
-    size_t mask;              /* capacity - 1 (a power of two) */
+union tslot {
+    struct trec r;
+    struct etl_pm_thread l;
 };
+
+union pslot {
+    struct prec r;
+    struct etl_pm_process l;
+};
+
+#define SEQOP(seq, op) ((seq) << 3 | (uint32_t)(op))
+#define OP(seqop) ((enum etl_pt_op)((seqop) & 7u))
 
 /* Distinct strings, each stored once, NUL-terminated. */
 struct pool {
     char *buf;
     size_t len, cap;
-    uint32_t *tab;            /* offsets + 1, 0 = empty */
+    uint32_t *tab;            /* offsets + 1, 0 = empty; freed once built */
     size_t tcap, n;
     bool nomem;               /* a string could not be stored */
 };
 
 struct etl_procmap {
-    struct rec_list trec, prec;
+    union tslot *t;           /* records, then lifetimes */
+    size_t nt, tcap;
+    union pslot *p;
+    size_t np, pcap;
     uint32_t seq;
     struct pool pool;
-    struct etl_pm_thread *thr;
-    size_t nthr;
-    struct etl_pm_process *proc;
-    size_t nproc;
-    struct index tidx, pidx;
+    size_t nthr, nproc;       /* lifetimes, once finished */
+    uint64_t left_out;        /* records past the limits */
+    uint64_t cmdlines_left_out;
+    size_t cmdline_bytes;
     bool finished;
 };
 
@@ -94,70 +108,71 @@ static bool pool_rehash(struct pool *p)
     return true;
 }
 
-/* Returns the offset of s[0..n) in the pool, adding it when new; NONE when
- * the pool is full or memory ran out (p->nomem). s must not contain NUL
- * bytes. */
-static uint32_t pool_intern(struct pool *p, const char *s, size_t n)
+/* Finds s[0..n) in the pool, or adds it if the pool stays within `limit`
+ * bytes; *off receives its offset and *added the bytes added. Returns 1;
+ * 0 when the string is new and would pass the limit; -1 when memory ran out
+ * (p->nomem). s must not contain NUL bytes. */
+static int pool_intern(struct pool *p, const char *s, size_t n, size_t limit,
+                       uint32_t *off, size_t *added)
 {
+    *added = 0;
     if ((p->n + 1) * 2 > p->tcap && !pool_rehash(p)) {
         p->nomem = true;
-        return ETL_PM_NONE;
+        return -1;
     }
     size_t j = hash_bytes(s, n) & (p->tcap - 1);
     while (p->tab[j]) {
         const char *t = p->buf + p->tab[j] - 1;
-        if (strncmp(t, s, n) == 0 && t[n] == '\0')
-            return p->tab[j] - 1;
+        if (strncmp(t, s, n) == 0 && t[n] == '\0') {
+            *off = p->tab[j] - 1;
+            return 1;
+        }
         j = (j + 1) & (p->tcap - 1);
     }
-    if (n + 1 > UINT32_MAX - 2 - p->len)
-        return ETL_PM_NONE;
+    if (p->len > limit || n + 1 > limit - p->len)
+        return 0;
     if (!etl_grow(&p->buf, &p->cap, p->len + n + 1, 1, 4096)) {
         p->nomem = true;
-        return ETL_PM_NONE;
+        return -1;
     }
-    uint32_t off = (uint32_t)p->len;
-    memcpy(p->buf + off, s, n);
-    p->buf[off + n] = '\0';
+    *off = (uint32_t)p->len;
+    memcpy(p->buf + *off, s, n);
+    p->buf[*off + n] = '\0';
     p->len += n + 1;
-    p->tab[j] = off + 1;
+    p->tab[j] = *off + 1;
     p->n++;
-    return off;
+    *added = n + 1;
+    return 1;
 }
 
 /* ---- records --------------------------------------------------------------- */
-
-/* Appends a record; false when out of memory. */
-static bool rec_push(struct rec_list *l, const struct rec *r)
-{
-    if (!etl_grow(&l->r, &l->cap, l->n + 1, sizeof *l->r, 256))
-        return false;
-    l->r[l->n++] = *r;
-    return true;
-}
 
 struct etl_procmap *etl_procmap_new(void)
 {
     return calloc(1, sizeof(struct etl_procmap));
 }
 
-/* Interns a UTF-16 string converted to UTF-8; NONE when empty. */
-static uint32_t intern_u16(struct etl_procmap *m, const struct etl_u16str *s)
+/* Interns a UTF-16 string converted to UTF-8 as pool_intern does; an empty
+ * one is ETL_PM_NONE. */
+static int intern_u16(struct etl_procmap *m, const struct etl_u16str *s, size_t limit,
+                      uint32_t *off, size_t *added)
 {
+    *off = ETL_PM_NONE;
+    *added = 0;
     if (!s->p || s->len == 0)
-        return ETL_PM_NONE;
+        return 1;
     char stackbuf[512];
     size_t cap = s->len / 2 * 3 + 1;
     char *buf = cap <= sizeof stackbuf ? stackbuf : malloc(cap);
     if (!buf) {
         m->pool.nomem = true;
-        return ETL_PM_NONE;
+        return -1;
     }
     size_t n = etl_u16str_utf8(s, buf, cap);
-    uint32_t off = n ? pool_intern(&m->pool, buf, n) : ETL_PM_NONE;
+    int st = n ? pool_intern(&m->pool, buf, n, limit, off, added) : 1;
     if (buf != stackbuf)
         free(buf);
-    return off;
+    return st;
 }
 
 bool etl_procmap_add_process(struct etl_procmap *m, int64_t ts,
@@ -165,14 +180,41 @@ bool etl_procmap_add_process(struct etl_procmap *m, int64_t ts,
 {
     if (r->op == ETL_PT_TERMINATE || r->op == ETL_PT_PERFCTR || m->finished)
         return true;
-    struct rec x = { ts, r->key, r->pid, r->parent_id, ETL_PM_NONE, m->seq++, r->op,
-                     ETL_PM_NONE };
+    if (m->np >= ETL_PM_MAX_PROCESS_RECORDS) {
+        m->left_out++;
+        return true;
+    }
+    struct prec x = { { ts, r->pid, SEQOP(m->seq, r->op) }, r->key, r->parent_id,
+                      ETL_PM_NONE, ETL_PM_NONE };
+    size_t added;
     if ((r->has & PR_IMAGE) && r->image_len > 0 &&
-        !memchr(r->image, 0, r->image_len))
-        x.str = pool_intern(&m->pool, (const char *)r->image, r->image_len);
-    if (r->has & PR_CMDLINE)
-        x.cmdline = intern_u16(m, &r->cmdline);
-    return rec_push(&m->prec, &x) && !m->pool.nomem;
+        !memchr(r->image, 0, r->image_len)) {
+        int st = pool_intern(&m->pool, (const char *)r->image, r->image_len,
+                             ETL_PM_MAX_NAME_BYTES, &x.image, &added);
+        if (st < 0)
+            return false;
+        if (st == 0) {
+            m->left_out++;
+            return true;
+        }
+    }
+    if (r->has & PR_CMDLINE) {
+        /* Command lines take what is left of their own budget. */
+        size_t limit = m->pool.len + (ETL_PM_MAX_CMDLINE_BYTES - m->cmdline_bytes);
+        if (limit > ETL_PM_MAX_NAME_BYTES)
+            limit = ETL_PM_MAX_NAME_BYTES;
+        int st = intern_u16(m, &r->cmdline, limit, &x.cmdline, &added);
+        if (st < 0)
+            return false;
+        if (st == 0)
+            m->cmdlines_left_out++;
+        m->cmdline_bytes += added;
+    }
+    if (!etl_grow(&m->p, &m->pcap, m->np + 1, sizeof *m->p, 256))
+        return false;
+    m->p[m->np++].r = x;
+    m->seq++;
+    return true;
 }
 
 bool etl_procmap_add_thread(struct etl_procmap *m, int64_t ts,
@@ -180,191 +222,190 @@ bool etl_procmap_add_thread(struct etl_procmap *m, int64_t ts,
 {
     if (m->finished)
         return true;
-    struct rec x = { ts, 0, r->tid, r->pid, ETL_PM_NONE, m->seq++, r->op, ETL_PM_NONE };
-    if (r->has & TR_NAME)
-        x.str = intern_u16(m, &r->name);
-    return rec_push(&m->trec, &x) && !m->pool.nomem;
+    if (m->nt >= ETL_PM_MAX_THREAD_RECORDS) {
+        m->left_out++;
+        return true;
+    }
+    struct trec x = { { ts, r->tid, SEQOP(m->seq, r->op) }, r->pid, ETL_PM_NONE };
+    if (r->has & TR_NAME) {
+        size_t added;
+        int st = intern_u16(m, &r->name, ETL_PM_MAX_NAME_BYTES, &x.name, &added);
+        if (st < 0)
+            return false;
+        if (st == 0) {
+            m->left_out++;
+            return true;
+        }
+    }
+    if (!etl_grow(&m->t, &m->tcap, m->nt + 1, sizeof *m->t, 256))
+        return false;
+    m->t[m->nt++].r = x;
+    m->seq++;
+    return true;
 }
 
-/* Orders records by ID, time and arrival. */
+uint64_t etl_procmap_left_out(const struct etl_procmap *m, uint64_t *cmdlines)
+{
+    if (cmdlines)
+        *cmdlines = m->cmdlines_left_out;
+    return m->left_out;
+}
+
+/* Orders records by ID, time and arrival; both kinds of slot begin with
+ * their record, which begins with its key. */
 static int cmp_rec(const void *a, const void *b, void *ctx)
 {
     (void)ctx;
-    const struct rec *x = a, *y = b;
+    const struct rkey *x = a, *y = b;
     if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    return x->seqop < y->seqop ? -1 : x->seqop > y->seqop;
 }
 
-/* ---- the index --------------------------------------------------------------- */
+/* ---- finding lifetimes ---------------------------------------------------------- */
 
-/* Returns the hash of a 32-bit ID. */
-static size_t hash_id(uint32_t id)
+/* Returns the number of lifetimes ordered at or before (id, ts): they are
+ * sorted by ID, then start. Thread and process lifetimes both begin with
+ * their start; their ID is id_at bytes into each of the n slots of `size`
+ * bytes at base. */
+static size_t lifetimes_upto(const void *base, size_t n, size_t size, size_t id_at,
+                             uint32_t id, int64_t ts)
 {
-    uint32_t h = id * 2654435761u;
-    return (size_t)(h ^ (h >> 16));
-}
-
-/* Builds an index of `distinct` IDs; false when out of memory. */
-static bool index_init(struct index *x, size_t distinct)
-{
-    size_t cap = 16;
-    while (cap < distinct * 2)
-        cap *= 2;
-    x->tab = calloc(cap, sizeof *x->tab);
-    x->mask = cap - 1;
-    return x->tab != NULL;
-}
-
-/* Records that id's lifetimes are [first, first + count). */
-static void index_put(struct index *x, uint32_t id, uint32_t first, uint32_t count)
-{
-    size_t j = hash_id(id) & x->mask;
-    while (x->tab[j].count)
-        j = (j + 1) & x->mask;
-    x->tab[j].id = id;
-    x->tab[j].first = first;
-    x->tab[j].count = count;
-}
-
-/* Returns id's slot, or NULL. */
-static const struct slot *index_get(const struct index *x, uint32_t id)
-{
-    if (!x->tab)
-        return NULL;
-    size_t j = hash_id(id) & x->mask;
-    while (x->tab[j].count) {
-        if (x->tab[j].id == id)
-            return &x->tab[j];
-        j = (j + 1) & x->mask;
+    const unsigned char *b = base;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t start;
+        uint32_t mid_id;
+        memcpy(&start, b + mid * size, sizeof start);
+        memcpy(&mid_id, b + mid * size + id_at, sizeof mid_id);
+        if (mid_id < id || (mid_id == id && start <= ts))
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    return lo;
+}
+
+static size_t threads_upto(const struct etl_procmap *m, uint32_t id, int64_t ts)
+{
+    return lifetimes_upto(m->t, m->nthr, sizeof *m->t, offsetof(struct etl_pm_thread, tid),
+                          id, ts);
+}
+
+static size_t processes_upto(const struct etl_procmap *m, uint32_t id, int64_t ts)
+{
+    return lifetimes_upto(m->p, m->nproc, sizeof *m->p, offsetof(struct etl_pm_process, pid),
+                          id, ts);
 }
 
 /* ---- folding records into lifetimes ------------------------------------------ */
 
-/* Returns the number of distinct IDs in sorted records. */
-static size_t count_ids(const struct rec *r, size_t n)
+/* Folds the process records into lifetimes, in place: a lifetime is written
+ * at or before the slot of the record that makes it, after that record has
+ * been read. */
+static void fold_processes(struct etl_procmap *m)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || r[i].id != r[i - 1].id)
-            k++;
-    return k;
-}
-
-/* Folds the process records; false when out of memory. */
-static bool fold_processes(struct etl_procmap *m)
-{
-    struct rec *r = m->prec.r;
-    size_t n = m->prec.n;
-    if (n > 1) 
-        etl_sort(r, n, sizeof *r, cmp_rec, NULL);
-    /* Lifetimes never outnumber records. */
-    m->proc = malloc((n ? n : 1) * sizeof *m->proc);
-    if (!m->proc || !index_init(&m->pidx, count_ids(r, n)))
-        return false;
+    union pslot *s = m->p;
+    size_t n = m->np, out = 0;
+    if (n > 1)
+        etl_sort(s, n, sizeof *s, cmp_rec, NULL);
     for (size_t i = 0; i < n;) {
-        size_t j = i;
-        uint32_t first = (uint32_t)m->nproc;
+        uint32_t id = s[i].r.k.id;
+        size_t first = out;
         struct etl_pm_process *cur = NULL;
-        for (; j < n && r[j].id == r[i].id; j++) {
-            const struct rec *x = &r[j];
-            bool match = cur && !cur->ended && cur->key == x->key;
-            if (x->op == ETL_PT_DEFUNCT) {
+        for (; i < n && s[i].r.k.id == id; i++) {
+            const struct prec x = s[i].r;
+            enum etl_pt_op op = OP(x.k.seqop);
+            bool match = cur && !cur->ended && cur->key == x.key;
+            if (op == ETL_PT_DEFUNCT) {
                 /* Exit data of a known instance: nothing new, unless the PID
                  * is known from nothing else. */
                 bool known = false;
-                for (size_t k = first; k < m->nproc; k++)
-                    if (m->proc[k].key == x->key) {
+                for (size_t k = first; k < out; k++)
+                    if (s[k].l.key == x.key) {
                         known = true;
-                        if (m->proc[k].image == ETL_PM_NONE)
-                            m->proc[k].image = x->str;
-                        if (m->proc[k].cmdline == ETL_PM_NONE)
-                            m->proc[k].cmdline = x->cmdline;
+                        if (s[k].l.image == ETL_PM_NONE)
+                            s[k].l.image = x.image;
+                        if (s[k].l.cmdline == ETL_PM_NONE)
+                            s[k].l.cmdline = x.cmdline;
                     }
                 if (known || cur)
                     continue;
-            } else if (match && x->op != ETL_PT_START) {
+            } else if (match && op != ETL_PT_START) {
                 if (cur->image == ETL_PM_NONE)
-                    cur->image = x->str;
+                    cur->image = x.image;
                 if (cur->cmdline == ETL_PM_NONE)
-                    cur->cmdline = x->cmdline;
-                if (x->op == ETL_PT_END) {
+                    cur->cmdline = x.cmdline;
+                if (op == ETL_PT_END) {
                     cur->ended = true;
-                    cur->end = x->ts;
+                    cur->end = x.k.ts;
                 }
                 continue;
             }
-            cur = &m->proc[m->nproc++];
+            cur = &s[out++].l;
             memset(cur, 0, sizeof *cur);
             /* A first record other than Start: alive before the trace. */
-            cur->start = x->op == ETL_PT_START || m->nproc - 1 > first ? x->ts : ETL_PM_BEFORE;
-            cur->key = x->key;
-            cur->pid = x->id;
-            cur->parent_id = x->other;
-            cur->image = x->str;
-            cur->cmdline = x->cmdline;
-            if (x->op == ETL_PT_END || x->op == ETL_PT_DEFUNCT) {
+            cur->start = op == ETL_PT_START || out - 1 > first ? x.k.ts : ETL_PM_BEFORE;
+            cur->key = x.key;
+            cur->pid = x.k.id;
+            cur->parent_id = x.parent;
+            cur->image = x.image;
+            cur->cmdline = x.cmdline;
+            if (op == ETL_PT_END || op == ETL_PT_DEFUNCT) {
                 cur->ended = true;
-                cur->end = x->ts;
+                cur->end = x.k.ts;
             }
         }
-        index_put(&m->pidx, r[i].id, first, (uint32_t)m->nproc - first);
-        i = j;
     }
-    return true;
+    m->nproc = out;
 }
 
-/* Folds the thread records; false when out of memory. */
-static bool fold_threads(struct etl_procmap *m)
+/* Folds the thread records into lifetimes in place, as above. */
+static void fold_threads(struct etl_procmap *m)
 {
-    struct rec *r = m->trec.r;
-    size_t n = m->trec.n;
+    union tslot *s = m->t;
+    size_t n = m->nt, out = 0;
     if (n > 1)
-        etl_sort(r, n, sizeof *r, cmp_rec, NULL);
-    m->thr = malloc((n ? n : 1) * sizeof *m->thr);
-    if (!m->thr || !index_init(&m->tidx, count_ids(r, n)))
-        return false;
+        etl_sort(s, n, sizeof *s, cmp_rec, NULL);
     for (size_t i = 0; i < n;) {
-        size_t j = i;
-        uint32_t first = (uint32_t)m->nthr;
+        uint32_t id = s[i].r.k.id;
+        size_t first = out;
         struct etl_pm_thread *cur = NULL;
         bool ended = false;
-        for (; j < n && r[j].id == r[i].id; j++) {
-            const struct rec *x = &r[j];
-            bool match = cur && !ended && cur->pid == x->other;
-            if (!match || x->op == ETL_PT_START) {
-                cur = &m->thr[m->nthr++];
-                cur->start = x->op == ETL_PT_START || m->nthr - 1 > first ? x->ts : ETL_PM_BEFORE;
-                cur->tid = x->id;
-                cur->pid = x->other;
+        for (; i < n && s[i].r.k.id == id; i++) {
+            const struct trec x = s[i].r;
+            enum etl_pt_op op = OP(x.k.seqop);
+            bool match = cur && !ended && cur->pid == x.pid;
+            if (!match || op == ETL_PT_START) {
+                cur = &s[out++].l;
+                cur->start = op == ETL_PT_START || out - 1 > first ? x.k.ts : ETL_PM_BEFORE;
+                cur->tid = x.k.id;
+                cur->pid = x.pid;
                 cur->proc = ETL_PM_NONE;
                 cur->name = ETL_PM_NONE;
                 ended = false;
             }
-            if (x->str != ETL_PM_NONE) /* the latest name wins */
-                cur->name = x->str;
-            if (x->op == ETL_PT_END)
+            if (x.name != ETL_PM_NONE) /* the latest name wins */
+                cur->name = x.name;
+            if (op == ETL_PT_END)
                 ended = true;
         }
-        index_put(&m->tidx, r[i].id, first, (uint32_t)m->nthr - first);
-        i = j;
     }
+    m->nthr = out;
     /* Each thread belongs to the process lifetime of its PID when it began
      * (or the first one, for threads older than their process's record). */
     for (size_t k = 0; k < m->nthr; k++) {
-        struct etl_pm_thread *t = &m->thr[k];
+        struct etl_pm_thread *t = &s[k].l;
         t->proc = etl_procmap_process_at(m, t->pid, t->start);
         if (t->proc == ETL_PM_NONE) {
-            const struct slot *s = index_get(&m->pidx, t->pid);
-            if (s)
-                t->proc = s->first;
+            size_t first = t->pid ? processes_upto(m, t->pid - 1, INT64_MAX) : 0;
+            if (first < m->nproc && m->p[first].l.pid == t->pid)
+                t->proc = (uint32_t)first;
         }
     }
-    return true;
 }
 
 bool etl_procmap_finish(struct etl_procmap *m)
@@ -372,18 +413,13 @@ bool etl_procmap_finish(struct etl_procmap *m)
     if (m->finished)
         return true;
     m->finished = true;
-    bool ok = fold_processes(m) && fold_threads(m);
-    free(m->prec.r);
-    free(m->trec.r);
-    memset(&m->prec, 0, sizeof m->prec);
-    memset(&m->trec, 0, sizeof m->trec);
-    if (!ok) {
-        m->nthr = m->nproc = 0;
-        free(m->tidx.tab);
-        free(m->pidx.tab);
-        m->tidx.tab = m->pidx.tab = NULL;
-    }
-    return ok;
+    fold_processes(m);
+    fold_threads(m);
+    /* Questions go by offset: the table that found names is done. */
+    free(m->pool.tab);
+    m->pool.tab = NULL;
+    m->pool.tcap = m->pool.n = 0;
+    return true;
 }
 
 /* ---- the pre-pass ---------------------------------------------------------------- */
@@ -394,6 +430,10 @@ struct build_ctx {
     struct etl_scope *scope;
     bool report;
     bool oom;
+    bool left_out;            /* where the first record left out is: */
+    bool compressed;
+    uint64_t buffer_offset;
+    uint32_t event_offset;
 };
 
 /* Collects one event of the pre-pass. */
@@ -422,7 +462,37 @@ static bool build_event(void *vctx, const struct etl_event *ev)
                                          : etl_procmap_add_thread(b->m, ev->ts, &r.u.thr);
     if (!ok)
         b->oom = true;
+    else if (!b->left_out && b->m->left_out) {
+        b->left_out = true;
+        b->compressed = ev->compressed;
+        b->buffer_offset = ev->buffer_offset;
+        b->event_offset = ev->event_offset;
+    }
     return ok;
+}
+
+/* Warns once about what the map left out at its limits. */
+static void warn_left_out(const struct build_ctx *b)
+{
+    const struct etl_procmap *m = b->m;
+    char where[96] = "";
+    if (b->left_out && b->compressed)
+        snprintf(where, sizeof where, "offset 0x%llx (byte 0x%x of the decompressed buffer)",
+                 (unsigned long long)b->buffer_offset, (unsigned)b->event_offset);
+    else if (b->left_out)
+        snprintf(where, sizeof where, "offset 0x%llx",
+                 (unsigned long long)(b->buffer_offset + b->event_offset));
+    if (m->left_out)
+        etl_warn(b->f,
+                 "%s: the process map is full: %llu Process and Thread records from here "
+                 "on are left out (it keeps %u thread and %u process records and %u MiB "
+                 "of names), so the threads they name have no process",
+                 where, (unsigned long long)m->left_out, ETL_PM_MAX_THREAD_RECORDS,
+                 ETL_PM_MAX_PROCESS_RECORDS, ETL_PM_MAX_NAME_BYTES >> 20);
+    if (m->cmdlines_left_out)
+        etl_warn(b->f, "%llu command lines are left out of the process map (%u MiB of them "
+                       "are kept)",
+                 (unsigned long long)m->cmdlines_left_out, ETL_PM_MAX_CMDLINE_BYTES >> 20);
 }
 
 struct etl_procmap *etl_procmap_build(struct etl_file *f, bool report)
@@ -433,7 +503,12 @@ struct etl_procmap *etl_procmap_build(struct etl_file *f, bool report)
         return NULL;
     }
     struct etl_scope scope;
-    struct build_ctx b = { f, m, &scope, report, false };
+    struct build_ctx b;
+    memset(&b, 0, sizeof b);
+    b.f = f;
+    b.m = m;
+    b.scope = &scope;
+    b.report = report;
     etl_scope_begin(f, &scope, false);
     etl_walk_file(f, build_event, &b);
     etl_scope_end(f, &scope);
@@ -443,6 +518,7 @@ struct etl_procmap *etl_procmap_build(struct etl_file *f, bool report)
         etl_procmap_free(m);
         return NULL;
     }
+    warn_left_out(&b);
     return m;
 }
 
@@ -450,14 +526,10 @@ void etl_procmap_free(struct etl_procmap *m)
 {
     if (!m)
         return;
-    free(m->prec.r);
-    free(m->trec.r);
+    free(m->t);
+    free(m->p);
     free(m->pool.buf);
     free(m->pool.tab);
-    free(m->thr);
-    free(m->proc);
-    free(m->tidx.tab);
-    free(m->pidx.tab);
     free(m);
 }
 
@@ -465,25 +537,19 @@ void etl_procmap_free(struct etl_procmap *m)
 
 uint32_t etl_procmap_thread_at(const struct etl_procmap *m, uint32_t tid, int64_t ts)
 {
-    const struct slot *s = m ? index_get(&m->tidx, tid) : NULL;
-    if (!s)
+    if (!m)
         return ETL_PM_NONE;
-    /* The latest start at or before ts (lists are short: scan back). */
-    for (uint32_t k = s->count; k-- > 0;)
-        if (m->thr[s->first + k].start <= ts)
-            return s->first + k;
-    return ETL_PM_NONE;
+    /* The latest start at or before ts. */
+    size_t k = threads_upto(m, tid, ts);
+    return k > 0 && m->t[k - 1].l.tid == tid ? (uint32_t)(k - 1) : ETL_PM_NONE;
 }
 
 uint32_t etl_procmap_process_at(const struct etl_procmap *m, uint32_t pid, int64_t ts)
 {
-    const struct slot *s = m ? index_get(&m->pidx, pid) : NULL;
-    if (!s)
+    if (!m)
         return ETL_PM_NONE;
-    for (uint32_t k = s->count; k-- > 0;)
-        if (m->proc[s->first + k].start <= ts)
-            return s->first + k;
-    return ETL_PM_NONE;
+    size_t k = processes_upto(m, pid, ts);
+    return k > 0 && m->p[k - 1].l.pid == pid ? (uint32_t)(k - 1) : ETL_PM_NONE;
 }
 
 const char *etl_procmap_str(const struct etl_procmap *m, uint32_t s)
@@ -494,7 +560,7 @@ const char *etl_procmap_str(const struct etl_procmap *m, uint32_t s)
 const char *etl_procmap_image(const struct etl_procmap *m, uint32_t pid, int64_t ts)
 {
     uint32_t p = etl_procmap_process_at(m, pid, ts);
-    const char *img = p != ETL_PM_NONE ? etl_procmap_str(m, m->proc[p].image) : NULL;
+    const char *img = p != ETL_PM_NONE ? etl_procmap_str(m, m->p[p].l.image) : NULL;
     if (!img && pid == 0)
         img = "Idle";
     return img;
@@ -517,12 +583,12 @@ bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
     }
     if (w->thread == ETL_PM_NONE)
         return false;
-    const struct etl_pm_thread *t = &m->thr[w->thread];
+    const struct etl_pm_thread *t = &m->t[w->thread].l;
     w->known = true;
     w->pid = t->pid;
     w->proc = t->proc;
     if (t->proc != ETL_PM_NONE)
-        w->image = etl_procmap_str(m, m->proc[t->proc].image);
+        w->image = etl_procmap_str(m, m->p[t->proc].l.image);
     if (!w->image && t->pid == 0)
         w->image = "Idle";
     return true;
@@ -540,10 +606,10 @@ size_t etl_procmap_nprocesses(const struct etl_procmap *m)
 
 const struct etl_pm_thread *etl_procmap_thread(const struct etl_procmap *m, uint32_t i)
 {
-    return &m->thr[i];
+    return &m->t[i].l;
 }
 
 const struct etl_pm_process *etl_procmap_process(const struct etl_procmap *m, uint32_t i)
 {
-    return &m->proc[i];
+    return &m->p[i].l;
 }

@@ -27,9 +27,19 @@
  * start at or before t: TIDs are reused, and a thread's last switch-out
  * comes just after its End event, so an ended lifetime stays in force until
  * the TID starts again. After the pre-pass the map is fixed: any view can
- * ask about any time in any order. Memory grows with the number of thread
- * and process lifetimes in the file (plus their distinct names), never with
- * the number of other events.
+ * ask about any time in any order.
+ *
+ * Memory. A record takes 24 bytes (thread) or 48 (process); the lifetimes
+ * are folded into the same arrays in place, and questions are answered by
+ * binary search over them (sorted by ID, then start), so no index is kept.
+ * Names are stored once each. The map keeps at most ETL_PM_MAX_THREAD_RECORDS
+ * thread records and ETL_PM_MAX_PROCESS_RECORDS process records (the first
+ * ones in file order) and ETL_PM_MAX_NAME_BYTES of names, command lines
+ * only while they take less than ETL_PM_MAX_CMDLINE_BYTES: with the table
+ * that finds names while the map is built, 40 MiB at most, whatever the
+ * file holds. A record past a limit (or whose name would pass it) is left
+ * out and counted: a thread known only from records left out is unknown, a
+ * process likewise has no image. The pre-pass warns once.
  */
 #ifndef ETLDUMP_PROCMAP_H
 #define ETLDUMP_PROCMAP_H
@@ -42,6 +52,11 @@
 #include "etl/etl.h"
 
 #define ETL_PM_NONE UINT32_MAX
+/* What the map keeps at most (see above). */
+#define ETL_PM_MAX_THREAD_RECORDS (1u << 19)
+#define ETL_PM_MAX_PROCESS_RECORDS (1u << 18)
+#define ETL_PM_MAX_NAME_BYTES (8u << 20)
+#define ETL_PM_MAX_CMDLINE_BYTES (4u << 20)
 /* The start of a lifetime that began before the trace. */
 #define ETL_PM_BEFORE INT64_MIN
 
@@ -79,7 +94,8 @@ struct etl_who {
 struct etl_procmap *etl_procmap_new(void);
 
 /* Adds one decoded record at time ts; false when out of memory. Records may
- * come in any order. */
+ * come in any order. A record past the map's limits is left out (see
+ * etl_procmap_left_out); that is not a failure. */
 bool etl_procmap_add_process(struct etl_procmap *m, int64_t ts,
                              const struct etl_process_rec *r);
 bool etl_procmap_add_thread(struct etl_procmap *m, int64_t ts,
@@ -89,10 +105,14 @@ bool etl_procmap_add_thread(struct etl_procmap *m, int64_t ts,
  * be added afterwards. */
 bool etl_procmap_finish(struct etl_procmap *m);
 
+/* Records left out at the map's limits, and command lines not kept. */
+uint64_t etl_procmap_left_out(const struct etl_procmap *m, uint64_t *cmdlines);
+
 /* The pre-pass: reads every buffer of f and builds its map. Problems with
  * buffers are left to the view's own pass (they are not reported twice);
- * damaged Process/Thread records are reported when `report` is set. NULL
- * when out of memory (reported). */
+ * damaged Process/Thread records are reported when `report` is set. Records
+ * left out at the map's limits get one warning, naming where the first one
+ * is. NULL when out of memory (reported). */
 struct etl_procmap *etl_procmap_build(struct etl_file *f, bool report);
 
 /* Frees the map (NULL is allowed). */

@@ -3,6 +3,8 @@
  */
 #include "decode/sched.h"
 
+#include "etl/etl.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,8 +12,13 @@
 #define ST_READY 1
 #define ST_RUNNING 2
 #define ST_STANDBY 3
+#define ST_TERMINATED 4
 #define ST_WAITING 5
 #define ST_DEFERRED_READY 7
+
+/* Most threads kept at once: those switched out and not yet back, and
+ * those readied. Past it the older half is forgotten (sweep). */
+#define SCHED_KEPT (1u << 18)
 
 /* What is known of one thread. */
 struct tstate {
@@ -32,6 +39,7 @@ struct etl_sched {
     struct tstate *t;
     size_t n, cap;             /* slots used, slots (a power of two) */
     uint32_t epoch;            /* known gaps so far */
+    uint64_t forgotten;        /* threads dropped by sweeps */
 };
 
 struct etl_sched *etl_sched_new(const struct etl_procmap *map)
@@ -70,50 +78,157 @@ static size_t key_slot(uint64_t key, size_t cap)
     return (size_t)(h ^ (h >> 31)) & (cap - 1);
 }
 
-/* Doubles the table; false when out of memory. */
-static bool grow_table(struct etl_sched *s)
+/* Puts entry e into table t of ncap slots (it is not there). */
+static void put(struct tstate *t, size_t ncap, const struct tstate *e)
 {
-    size_t ncap = s->cap * 2;
+    size_t j = key_slot(e->key, ncap);
+    while (t[j].key)
+        j = (j + 1) & (ncap - 1);
+    t[j] = *e;
+}
+
+/* When an entry last learnt something, or INT64_MIN when what it holds is
+ * from before the latest gap (so worth nothing). */
+static int64_t last_news(const struct etl_sched *s, const struct tstate *e)
+{
+    int64_t t = INT64_MIN;
+    if (e->has_out && e->out_epoch == s->epoch)
+        t = e->out_ts;
+    if (e->has_rt && e->rt_epoch == s->epoch && e->rt_ts > t)
+        t = e->rt_ts;
+    return t;
+}
+
+/* What a sweep keeps: the entries learnt of at lo + cut or later. */
+struct keep {
+    bool sweep;                /* false: keep everything */
+    int64_t lo;
+    uint64_t cut;
+};
+
+static bool kept(const struct etl_sched *s, const struct tstate *e, const struct keep *k)
+{
+    if (!k->sweep)
+        return true;
+    int64_t t = last_news(s, e);
+    return t != INT64_MIN && (uint64_t)t - (uint64_t)k->lo >= k->cut;
+}
+
+/* Moves the entries to keep into a new table of ncap slots; false when out
+ * of memory. */
+static bool rebuild(struct etl_sched *s, size_t ncap, const struct keep *k)
+{
     struct tstate *t = calloc(ncap, sizeof *t);
     if (!t)
         return false;
+    size_t n = 0;
     for (size_t i = 0; i < s->cap; i++) {
         if (!s->t[i].key)
             continue;
-        size_t j = key_slot(s->t[i].key, ncap);
-        while (t[j].key)
-            j = (j + 1) & (ncap - 1);
-        t[j] = s->t[i];
+        if (kept(s, &s->t[i], k)) {
+            put(t, ncap, &s->t[i]);
+            n++;
+        } else if (last_news(s, &s->t[i]) != INT64_MIN) {
+            s->forgotten++;
+        }
     }
     free(s->t);
     s->t = t;
     s->cap = ncap;
+    s->n = n;
     return true;
 }
 
-/* Returns the state of thread tid at ts, adding it; NULL when out of
- * memory. */
-static struct tstate *state_of(struct etl_sched *s, uint32_t tid, int64_t ts,
-                               const struct etl_who *w)
+/* What a sweep keeps: about the newer half of the entries by when they last
+ * learnt something, from a histogram (no sort, no allocation); at least
+ * half of them go, and all from before the latest gap. */
+static struct keep sweep_keep(const struct etl_sched *s)
+{
+    enum { BINS = 256 };
+    struct keep k = { true, INT64_MAX, 0 };
+    int64_t hi = INT64_MIN;
+    for (size_t i = 0; i < s->cap; i++) {
+        int64_t t = s->t[i].key ? last_news(s, &s->t[i]) : INT64_MIN;
+        if (t == INT64_MIN)
+            continue;
+        k.lo = t < k.lo ? t : k.lo;
+        hi = t > hi ? t : hi;
+    }
+    if (hi == INT64_MIN)
+        return k;              /* nothing worth keeping */
+    uint32_t bin[BINS] = { 0 };
+    uint64_t width = ((uint64_t)hi - (uint64_t)k.lo) / BINS + 1, n = 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        int64_t t = s->t[i].key ? last_news(s, &s->t[i]) : INT64_MIN;
+        if (t != INT64_MIN) {
+            bin[((uint64_t)t - (uint64_t)k.lo) / width]++;
+            n++;
+        }
+    }
+    uint64_t below = 0;
+    for (unsigned b = 0; b < BINS; b++) {
+        below += bin[b];
+        if (below * 2 >= n) {
+            k.cut = (b + 1) * width;
+            break;
+        }
+    }
+    return k;
+}
+
+/* Removes slot j, moving later entries of its probe run back (linear
+ * probing's deletion, so no tombstones). */
+static void remove_slot(struct etl_sched *s, size_t j)
+{
+    size_t mask = s->cap - 1;
+    for (size_t k = (j + 1) & mask; s->t[k].key; k = (k + 1) & mask) {
+        size_t home = key_slot(s->t[k].key, s->cap);
+        /* k's entry may move to j when j lies on its way from home to k */
+        if (((k - home) & mask) >= ((k - j) & mask)) {
+            s->t[j] = s->t[k];
+            j = k;
+        }
+    }
+    memset(&s->t[j], 0, sizeof s->t[j]);
+    s->n--;
+}
+
+/* Returns the key of thread tid at ts (w: who it is, or NULL to look it up). */
+static uint64_t key_of(const struct etl_sched *s, uint32_t tid, int64_t ts,
+                       const struct etl_who *w)
 {
     struct etl_who own;
     if (!w) {
         etl_procmap_who(s->map, tid, ts, &own);
         w = &own;
     }
-    uint64_t key = thread_key(w, tid);
+    return thread_key(w, tid);
+}
+
+/* Returns the slot of key, or of the empty slot where it would go. */
+static size_t slot_of(const struct etl_sched *s, uint64_t key)
+{
     size_t j = key_slot(key, s->cap);
-    while (s->t[j].key) {
-        if (s->t[j].key == key)
-            return &s->t[j];
+    while (s->t[j].key && s->t[j].key != key)
         j = (j + 1) & (s->cap - 1);
-    }
-    if ((s->n + 1) * 2 > s->cap) {
-        if (!grow_table(s))
+    return j;
+}
+
+/* Returns the state of the thread of key, adding it; NULL when out of
+ * memory. */
+static struct tstate *state_of(struct etl_sched *s, uint64_t key)
+{
+    size_t j = slot_of(s, key);
+    if (s->t[j].key)
+        return &s->t[j];
+    if (s->n + 1 > SCHED_KEPT || (s->n + 1) * 2 > s->cap) {
+        bool full = s->n + 1 > SCHED_KEPT;
+        struct keep k = { false, 0, 0 };
+        if (full)
+            k = sweep_keep(s);
+        if (!rebuild(s, full ? s->cap : s->cap * 2, &k))
             return NULL;
-        j = key_slot(key, s->cap);
-        while (s->t[j].key)
-            j = (j + 1) & (s->cap - 1);
+        j = slot_of(s, key);
     }
     memset(&s->t[j], 0, sizeof s->t[j]);
     s->t[j].key = key;
@@ -121,11 +236,14 @@ static struct tstate *state_of(struct etl_sched *s, uint32_t tid, int64_t ts,
     return &s->t[j];
 }
 
-/* The new thread of a switch: what its past says. */
-static void switch_in(struct etl_sched *s, struct tstate *t, struct etl_sched_facts *f)
+/* The new thread of a switch at ts: what its past says. A past that lies
+ * after ts (a clock that went back) says nothing, as after a gap. */
+static void switch_in(const struct etl_sched *s, const struct tstate *t, int64_t ts,
+                      struct etl_sched_facts *f)
 {
-    bool out = t->has_out && t->out_epoch == s->epoch;
-    bool rt = t->has_rt && t->rt_epoch == s->epoch;
+    bool out = t->has_out && t->out_epoch == s->epoch && t->out_ts <= ts;
+    bool rt = t->has_rt && t->rt_epoch == s->epoch && t->rt_ts <= ts &&
+              (!out || t->rt_ts >= t->out_ts);
     if (out) {
         f->has |= ETL_SF_SINCE;
         f->since = t->out_ts;
@@ -161,8 +279,6 @@ static void switch_in(struct etl_sched *s, struct tstate *t, struct etl_sched_fa
             f->readying_tid = t->rt_on_tid;
         }
     }
-    t->has_out = false;
-    t->has_rt = false;
 }
 
 bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
@@ -175,7 +291,7 @@ bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
         const struct etl_ready *rd = &it->u.ready;
         if (rd->tid == 0)
             return true;
-        struct tstate *t = state_of(s, rd->tid, it->ts, NULL);
+        struct tstate *t = state_of(s, key_of(s, rd->tid, it->ts, NULL));
         if (!t)
             return false;
         t->has_rt = true;
@@ -192,23 +308,46 @@ bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
     const struct etl_switch *sw = &it->u.sw;
     memset(f, 0, sizeof *f);
     if ((sw->has & SW_OLD_TID) && sw->old_tid != 0) {
-        struct tstate *t = state_of(s, sw->old_tid, sw->ts, wo);
-        if (!t)
-            return false;
-        t->has_out = true;
-        t->out_ts = sw->ts;
-        t->out_epoch = s->epoch;
-        t->out_has_state = (sw->has & SW_OLD_STATE) != 0;
-        t->out_state = sw->old_state;
-        t->out_has_wr = (sw->has & SW_OLD_WAIT_REASON) != 0;
-        t->out_wr = sw->old_wait_reason;
-        t->has_rt = false; /* ReadyThreads count from the switch-out on */
+        uint64_t key = key_of(s, sw->old_tid, sw->ts, wo);
+        if ((sw->has & SW_OLD_STATE) && sw->old_state == ST_TERMINATED) {
+            /* it never runs again: forget it (its TID may come back) */
+            size_t j = slot_of(s, key);
+            if (s->t[j].key)
+                remove_slot(s, j);
+        } else {
+            struct tstate *t = state_of(s, key);
+            if (!t)
+                return false;
+            t->has_out = true;
+            t->out_ts = sw->ts;
+            t->out_epoch = s->epoch;
+            t->out_has_state = (sw->has & SW_OLD_STATE) != 0;
+            t->out_state = sw->old_state;
+            t->out_has_wr = (sw->has & SW_OLD_WAIT_REASON) != 0;
+            t->out_wr = sw->old_wait_reason;
+            t->has_rt = false; /* ReadyThreads count from the switch-out on */
+        }
     }
     if ((sw->has & SW_NEW_TID) && sw->new_tid != 0) {
-        struct tstate *t = state_of(s, sw->new_tid, sw->ts, wn);
-        if (!t)
-            return false;
-        switch_in(s, t, f);
+        /* What is known of it is used once: a thread on a CPU has no entry. */
+        size_t j = slot_of(s, key_of(s, sw->new_tid, sw->ts, wn));
+        if (s->t[j].key) {
+            switch_in(s, &s->t[j], sw->ts, f);
+            remove_slot(s, j);
+        }
     }
     return true;
+}
+
+uint64_t etl_sched_forgotten(const struct etl_sched *s)
+{
+    return s->forgotten;
+}
+
+void etl_sched_warn(const struct etl_sched *s, const struct etl_file *f)
+{
+    if (s->forgotten)
+        etl_warn(f, "more than %u threads were off a CPU at once: what was known of %llu "
+                 "of them was forgotten, and their next switch-ins have no wait figures",
+                 SCHED_KEPT, (unsigned long long)s->forgotten);
 }

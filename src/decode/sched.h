@@ -22,7 +22,16 @@
  * Nothing is known of the idle thread (TID 0). A known gap in any CPU's
  * stream (swreader.h) ends what is known of every thread: lost events may
  * hide any thread's switches and ReadyThreads, so a switch after the gap
- * looks back no further than it. Memory grows with the number of threads.
+ * looks back no further than it. Nor does one across a clock that went
+ * back: a switch-out or ReadyThread later than the switch-in is ignored, so
+ * no span is negative.
+ *
+ * Only threads off a CPU with something to tell are kept: an entry is used
+ * up by the thread's switch-in, and a switch-out in state Terminated drops
+ * it. Memory is bounded: past 2^18 such threads at once (a trace of endless
+ * new threads that never say they ended), the older half by when they were
+ * last heard of is forgotten, and their next switch-ins are told nothing
+ * (etl_sched_forgotten counts them).
  */
 #ifndef ETLDUMP_SCHED_H
 #define ETLDUMP_SCHED_H
@@ -69,5 +78,13 @@ void etl_sched_free(struct etl_sched *s);
 bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
                     const struct etl_who *wo, const struct etl_who *wn,
                     struct etl_sched_facts *f);
+
+/* Threads whose history a sweep dropped so far (see the top). */
+uint64_t etl_sched_forgotten(const struct etl_sched *s);
+
+struct etl_file;
+
+/* Warns about f when threads were forgotten. */
+void etl_sched_warn(const struct etl_sched *s, const struct etl_file *f);
 
 #endif

@@ -89,7 +89,9 @@ static bool place_switch(struct sw_cpu *c, const struct etl_switch *sw)
     size_t lo = c->last != NONE && c->last + 1 > c->final_end ? c->last + 1 : c->final_end;
     if (c->pend != NONE) {
         struct etl_sched_item *p = &c->q[c->pend];
-        p->has_next = true;
+        /* Its run ends here, unless the clock went back: a run does not end
+         * before it begins (the switches stay in the CPU's order). */
+        p->has_next = sw->ts >= p->ts;
         p->next_ts = sw->ts;
         if (!(p->u.sw.has & SW_NEW_TID) && (sw->has & SW_OLD_TID)) {
             p->u.sw.new_tid = sw->old_tid;

@@ -53,7 +53,8 @@ struct etl_sched_item {
     uint8_t kind;              /* enum etl_sched_kind */
     bool gap;                  /* the first of its CPU (in time order) after a gap */
     bool linked;               /* SWITCH: the CPU's previous switch is in the same stretch */
-    bool has_next;             /* SWITCH: the CPU's next switch is known, same stretch */
+    bool has_next;             /* SWITCH: the CPU's next switch is known, same stretch,
+                                  not earlier */
     bool on_known;
     union {
         struct etl_switch sw;

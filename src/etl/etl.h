@@ -114,6 +114,8 @@ struct etl_logfile {
     int64_t t0;               /* timestamp of the header event */
     char logger_name[256];    /* UTF-8 converted from UTF-16LE */
     char log_file_name[512];
+    uint32_t name_damage_at;  /* byte of the event data where a name lacks its
+                                 terminator, or 0 */
 };
 
 /* What the buffer index counts: every buffer read, the compressed ones,
@@ -163,7 +165,9 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
 struct etl_file *etl_open_mem(const void *data, size_t len, const char *name,
                               const struct etl_diag *d, enum etl_open_status *st);
 
-/* Releases the file (NULL is allowed). */
+/* Releases the file (NULL is allowed). A file whose logfile header gave no
+ * clock frequency gets its warning then, after the output (times were
+ * computed at 10 MHz). */
 void etl_close(struct etl_file *f);
 
 /* What the file is called in messages. */

@@ -57,6 +57,8 @@ struct etl_file {
     struct etl_buffer_totals totals;
     uint32_t max_buf;         /* largest buffer to load, bytes */
     uint64_t problems;        /* diagnostics reported */
+    uint64_t recent[16];      /* the offsets last reported, plus one (0: none) */
+    unsigned nrecent;         /* reports so far, modulo the ring */
     uint64_t inflated;        /* bytes decompressed so far (bounded in etl_load_buffer) */
     uint64_t progress_done;   /* bytes of buffers loaded by the view's pass */
     uint64_t progress_next;   /* when to report progress next */

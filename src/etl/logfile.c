@@ -12,6 +12,27 @@
 #include "cursor.h"
 #include "fmt.h"
 
+/* Reads one of the names that end the record (NUL-terminated UTF-16LE,
+ * §4.1) into out. A name that runs to the record's end without its
+ * terminator is damage: *damage_at receives where it starts (if not set
+ * yet), a last odd byte (half a code unit) becomes U+FFFD, and false is
+ * returned. */
+static bool read_name(struct etl_cursor *c, char *out, size_t cap, uint32_t *damage_at)
+{
+    const uint8_t *p = etl_cur_here(c);
+    size_t left = etl_cur_left(c);
+    size_t n = etl_utf16z(p, left, out, cap);
+    etl_cur_skip(c, n);
+    if (n >= 2 && p[n - 2] == 0 && p[n - 1] == 0)
+        return true;
+    if (!*damage_at)
+        *damage_at = (uint32_t)(c->pos - n);
+    size_t len = strlen(out);
+    if (left - n == 1 && cap - len > 3)
+        memcpy(out + len, "\xEF\xBF\xBD", 4);
+    return false;
+}
+
 bool etl_parse_logfile(const struct etl_event *ev, struct etl_logfile *h)
 {
     if ((ev->kind != ETL_KIND_SYSTEM32 && ev->kind != ETL_KIND_SYSTEM64) ||
@@ -44,11 +65,10 @@ bool etl_parse_logfile(const struct etl_event *ev, struct etl_logfile *h)
     h->buffers_lost = etl_cur_u32(&c);
     if (!etl_cur_ok(&c))
         return false;
-    size_t n = etl_utf16z(etl_cur_here(&c), etl_cur_left(&c), h->logger_name,
-                          sizeof h->logger_name);
-    etl_cur_skip(&c, n);
-    etl_utf16z(etl_cur_here(&c), etl_cur_left(&c), h->log_file_name,
-               sizeof h->log_file_name);
+    if (!read_name(&c, h->logger_name, sizeof h->logger_name, &h->name_damage_at))
+        h->log_file_name[0] = '\0'; /* the logger name took the rest */
+    else
+        read_name(&c, h->log_file_name, sizeof h->log_file_name, &h->name_damage_at);
     h->t0 = ev->ts;
     return true;
 }

@@ -69,14 +69,30 @@ static void scope_hold(struct etl_scope *s, uint64_t offset, const char *msg)
     s->nheld++;
 }
 
+/* True when a problem at offset was among the last ones reported: two
+ * decoders that read the same damaged bytes (the logfile header at open and
+ * as an event, say) name one place once. Else remembers it. */
+static bool reported_lately(struct etl_file *f, uint64_t offset)
+{
+    size_t n = sizeof f->recent / sizeof f->recent[0];
+    for (size_t i = 0; i < n; i++)
+        if (f->recent[i] == offset + 1)
+            return true;
+    f->recent[f->nrecent++ % n] = offset + 1;
+    f->nrecent %= (unsigned)n;
+    return false;
+}
+
 /* Passes a problem on: held or dropped inside a scope, else counted and
- * given to the file's callback. */
+ * given to the file's callback, once per place. */
 static void report_msg(struct etl_file *f, uint64_t offset, const char *msg)
 {
     if (f->scope) {
         scope_hold(f->scope, offset, msg);
         return;
     }
+    if (reported_lately(f, offset))
+        return;
     f->problems++;
     if (f->diag.problem)
         f->diag.problem(f->diag.ctx, offset, msg);
@@ -251,6 +267,10 @@ static bool read_logfile_header(struct etl_file *f)
         n = (size_t)f->file_size;
     if (n < ETL_BUF_HEADER_SIZE + 0x20 || n > ETL_MAX_BUFFER_SIZE)
         return false;
+    /* The logfile header is the buffer's first record, whose size is a u16
+     * (§3.3, §4.1): a 16 MiB buffer is not read whole for it. */
+    if (n > ETL_BUF_HEADER_SIZE + 0xFFFFu)
+        n = ETL_BUF_HEADER_SIZE + 0xFFFFu;
     uint8_t *mem = malloc(n);
     if (!mem) {
         f->nomem = true;
@@ -265,6 +285,9 @@ static bool read_logfile_header(struct etl_file *f)
                 ETL_PARSE_OK &&
             etl_parse_logfile(&ev, &f->hdr))
             ok = true;
+        if (ok && f->hdr.name_damage_at)
+            etl_report_event(f, &ev, f->hdr.name_damage_at,
+                             "logfile header: name without its terminator");
     }
     free(mem);
     return ok;
@@ -362,18 +385,29 @@ static bool index_buffers(struct etl_file *f)
     return true;
 }
 
+/* Frees a file and closes what it owns. */
+static void release(struct etl_file *f)
+{
+    etl_map_close(f);
+    if (f->own_fd && f->fd >= 0)
+        close(f->fd);
+    free(f->ents);
+    free(f->name);
+    free(f);
+}
+
 /* Reads the header and the index of a file whose source is set up. */
 static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st)
 {
     if (!read_logfile_header(f)) {
         *st = f->nomem ? ETL_OPEN_NOMEM : ETL_OPEN_NOT_ETL;
-        etl_close(f);
+        release(f);
         return NULL;
     }
     etl_clock_from_header(&f->clock, &f->hdr);
     if (!index_buffers(f)) {
         *st = ETL_OPEN_NOMEM;
-        etl_close(f);
+        release(f);
         return NULL;
     }
     *st = ETL_OPEN_OK;
@@ -531,12 +565,7 @@ void etl_close(struct etl_file *f)
 {
     if (!f)
         return;
-    etl_map_close(f);
-    if (f->own_fd && f->fd >= 0)
-        close(f->fd);
-    free(f->ents);
-    free(f->name);
-    free(f);
+    release(f);
 }
 
 const char *etl_file_name(const struct etl_file *f)
@@ -843,7 +872,8 @@ void etl_clock_from_header(struct etl_clock *c, const struct etl_logfile *h)
 {
     /* Clock types (ReservedFlags, §5): 1 QPC at PerfFreq; 2 system time and
      * 0 raw (system time before Vista): 100 ns; 3 CPU cycles at
-     * CpuSpeedInMHz. */
+     * CpuSpeedInMHz; any other value: 100 ns. A frequency of 0 or less is
+     * taken as 10 MHz (etl_clock_init), with a warning at etl_close. */
     int64_t freq;
     switch (h->clock_type) {
     case 1:

@@ -1108,6 +1108,7 @@ int etl_view_summary(struct etl_printer *p, struct etl_file *f,
         goto out;
     }
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
+    etl_sched_warn(an, f);
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
     struct presence pr = { st->ready > 0, st->dpc + st->isr > 0 };
     if (o->summary_part != ETL_SUMMARY_ROUTINES) {

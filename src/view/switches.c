@@ -269,6 +269,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
         etl_view_switch_expectation(f, st->cswitch + st->compact);
+    etl_sched_warn(an, f);
     etl_sched_free(an);
     etl_switch_reader_free(r);
     etl_streams_free(s);

@@ -196,6 +196,80 @@ START_TEST(idle_thread)
 }
 END_TEST
 
+/* A command line takes this many bytes of the map's names (UTF-8 and NUL). */
+#define CMDLINE_BYTES 32500u
+
+/* Adds a record of process 4 (cmd.exe, UniqueProcessKey k) with the k-th
+ * of many different command lines of CMDLINE_BYTES. */
+static void cmdline(struct etl_procmap *m, int64_t ts, enum etl_pt_op op, unsigned k)
+{
+    static uint8_t u16[2 * CMDLINE_BYTES];
+    memset(u16, 0, sizeof u16);
+    for (size_t i = 0; i + 2 < sizeof u16; i += 2)
+        u16[i] = (uint8_t)('a' + (i / 2 + k) % 26);
+    u16[0] = (uint8_t)('A' + k % 26); /* each one different */
+    u16[2] = (uint8_t)('A' + k / 26 % 26);
+    struct etl_process_rec r;
+    memset(&r, 0, sizeof r);
+    r.op = (uint8_t)op;
+    r.pid = 4;
+    r.key = k;
+    r.image = (const uint8_t *)"cmd.exe";
+    r.image_len = 7;
+    r.cmdline.p = u16;
+    r.cmdline.len = sizeof u16 - 2;
+    r.has = PR_IMAGE | PR_CMDLINE | PR_KEY;
+    ck_assert(etl_procmap_add_process(m, ts, &r));
+}
+
+START_TEST(limits)
+{
+    /* Records past the limits are left out, the first ones kept; a name or
+     * a command line past its budget likewise. */
+    struct etl_procmap *m = etl_procmap_new();
+    ck_assert_ptr_nonnull(m);
+    for (uint32_t i = 0; i < ETL_PM_MAX_THREAD_RECORDS + 3; i++)
+        thr(m, 10 + i, ETL_PT_DCSTART, 100, 8 + 4 * i);
+    char image[32];
+    for (uint32_t i = 0; i < ETL_PM_MAX_PROCESS_RECORDS + 2; i++) {
+        snprintf(image, sizeof image, "p%u.exe", i);
+        proc(m, 5, ETL_PT_DCSTART, 200 + 4 * i, i, image);
+    }
+    /* Command lines until their budget is spent. */
+    unsigned cmdlines = ETL_PM_MAX_CMDLINE_BYTES / CMDLINE_BYTES + 2;
+    for (unsigned k = 0; k < cmdlines; k++)
+        cmdline(m, 6, ETL_PT_DCSTART, k);
+    uint64_t cl;
+    ck_assert_uint_eq(etl_procmap_left_out(m, &cl), 3 + 2 + cmdlines);
+    ck_assert_uint_eq(cl, 0);
+    ck_assert(etl_procmap_finish(m));
+    ck_assert_int_eq(pid_at(m, 8, 0), 100);
+    ck_assert_int_eq(pid_at(m, 8 + 4 * (ETL_PM_MAX_THREAD_RECORDS - 1), 0), 100);
+    ck_assert_int_eq(pid_at(m, 8 + 4 * ETL_PM_MAX_THREAD_RECORDS, 0), -1);
+    ck_assert_str_eq(etl_procmap_image(m, 200, 5), "p0.exe");
+    snprintf(image, sizeof image, "p%u.exe", ETL_PM_MAX_PROCESS_RECORDS - 1);
+    ck_assert_str_eq(etl_procmap_image(m, 200 + 4 * (ETL_PM_MAX_PROCESS_RECORDS - 1), 5), image);
+    ck_assert(etl_procmap_image(m, 200 + 4 * ETL_PM_MAX_PROCESS_RECORDS, 5) == NULL);
+    ck_assert(etl_procmap_image(m, 4, 6) == NULL); /* no record of PID 4 was kept */
+    etl_procmap_free(m);
+
+    /* Under the record limits: command lines past their budget are left
+     * out, their processes kept. */
+    m = etl_procmap_new();
+    ck_assert_ptr_nonnull(m);
+    for (unsigned k = 0; k < cmdlines; k++)
+        cmdline(m, 10 + k, ETL_PT_START, k);
+    ck_assert_uint_eq(etl_procmap_left_out(m, &cl), 0);
+    ck_assert_uint_eq(cl, cmdlines - ETL_PM_MAX_CMDLINE_BYTES / CMDLINE_BYTES);
+    ck_assert(etl_procmap_finish(m));
+    ck_assert_uint_eq(etl_procmap_nprocesses(m), cmdlines);
+    ck_assert_ptr_nonnull(etl_procmap_str(m, etl_procmap_process(m, 0)->cmdline));
+    ck_assert(etl_procmap_str(m, etl_procmap_process(m, cmdlines - 1)->cmdline) == NULL);
+    ck_assert_str_eq(etl_procmap_image(m, 4, 10 + cmdlines), "cmd.exe");
+    etl_procmap_free(m);
+}
+END_TEST
+
 /* ---- the real traces ---------------------------------------------------------- */
 
 struct seen {
@@ -343,6 +417,7 @@ int main(void)
     tcase_add_test(tc, started_during_trace);
     tcase_add_test(tc, defunct_and_pid_reuse);
     tcase_add_test(tc, idle_thread);
+    tcase_add_test(tc, limits);
     tcase_add_test(tc, real_pv_diaghub_kernel);
     tcase_add_test(tc, real_dnperf_dynamicevents);
     tcase_set_timeout(tc, 60);

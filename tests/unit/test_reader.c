@@ -298,6 +298,15 @@ START_TEST(logfile_both_layouts)
         ck_assert_int_eq(h.t0, 5000);
         ck_assert_str_eq(h.logger_name, "Lg");
         ck_assert_str_eq(h.log_file_name, "C:\xc3\xa9\xf0\x9f\x98\x80");
+        ck_assert_uint_eq(h.name_damage_at, 0);
+        /* The record cut 5 bytes before its end: the log file name has no
+         * terminator and its last byte is half a unit. */
+        set16(&b, 4, (uint32_t)(b.d[4] | b.d[5] << 8) - 5);
+        ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+        ck_assert(etl_parse_logfile(&ev, &h));
+        ck_assert_str_eq(h.logger_name, "Lg");
+        ck_assert_str_eq(h.log_file_name, "C:\xc3\xa9\xef\xbf\xbd");
+        ck_assert_uint_eq(h.name_damage_at, (ptr == 4 ? 0x110u : 0x118u) + 6);
     }
 }
 END_TEST
@@ -479,10 +488,19 @@ START_TEST(scopes)
     ck_assert_int_eq(log.count, 1);
     ck_assert_uint_eq(log.offset, bad);
     ck_assert_uint_eq(etl_file_problems(f), 1);
-    /* Outside any scope: reported at once. */
+    /* Read again outside any scope: the place was named, not named twice. */
     etl_walk_file(f, count_event, &n);
-    ck_assert_int_eq(log.count, 2);
-    ck_assert_uint_eq(etl_file_problems(f), 2);
+    ck_assert_int_eq(log.count, 1);
+    ck_assert_uint_eq(etl_file_problems(f), 1);
+    etl_close(f);
+    /* Outside any scope: reported at once. */
+    struct diag_log log2 = { 0 };
+    f = open_bytes(&b, &log2, &st);
+    ck_assert_ptr_nonnull(f);
+    etl_walk_file(f, count_event, &n);
+    ck_assert_int_eq(log2.count, 1);
+    ck_assert_uint_eq(log2.offset, bad);
+    ck_assert_uint_eq(etl_file_problems(f), 1);
     etl_close(f);
 }
 END_TEST

@@ -256,6 +256,69 @@ START_TEST(many_threads)
 }
 END_TEST
 
+START_TEST(terminated_forgotten)
+{
+    /* Without a process map a TID is the thread: TID 40 leaves Terminated,
+     * and a new thread with the same TID is told nothing of it. */
+    struct etl_sched *s = etl_sched_new(NULL);
+    take(s, sw_item(0, 100, 40, 4 /* Terminated */, 41));
+    struct etl_sched_facts f = take(s, sw_item(0, 300, 41, WAITING, 40));
+    ck_assert_uint_eq(f.has, 0);
+    /* A thread's history is used once: a second switch-in says nothing. */
+    take(s, sw_item(0, 400, 40, WAITING, 42));
+    f = take(s, sw_item(1, 500, 43, READY, 40));
+    ck_assert(f.has & ETL_SF_SINCE);
+    f = take(s, sw_item(2, 600, 44, READY, 40));
+    ck_assert_uint_eq(f.has, 0);
+    ck_assert_uint_eq(etl_sched_forgotten(s), 0);
+    etl_sched_free(s);
+}
+END_TEST
+
+START_TEST(clock_back)
+{
+    /* Switched out at 500, in at 400 (a clock that went back): nothing. */
+    struct etl_sched *s = etl_sched_new(NULL);
+    take(s, sw_item(0, 500, 7, WAITING, 8));
+    struct etl_sched_facts f = take(s, sw_item(1, 400, 9, READY, 7));
+    ck_assert_uint_eq(f.has, 0);
+    /* Readied at 90, before its switch-out at 100: the ReadyThread is not
+     * its wake-up; the switch-out still counts. */
+    take(s, sw_item(0, 100, 7, WAITING, 8));
+    take(s, rt_item(1, 90, 7, 9, 0));
+    f = take(s, sw_item(1, 150, 9, READY, 7));
+    ck_assert_uint_eq(f.has & (ETL_SF_SINCE | ETL_SF_READIED | ETL_SF_WAITED), ETL_SF_SINCE);
+    ck_assert_int_eq(f.since, 100);
+    etl_sched_free(s);
+}
+END_TEST
+
+START_TEST(bounded)
+{
+    /* 2^19 threads switched out in turn, none back: the table keeps at
+     * most 2^18; the newest are still known, the oldest are forgotten. */
+    enum { N = 1u << 19 };
+    struct etl_sched *s = etl_sched_new(NULL);
+    for (uint32_t t = 1; t <= N; t++)
+        take(s, sw_item(0, t, t, WAITING, 0));
+    uint64_t gone = etl_sched_forgotten(s);
+    ck_assert_uint_ge(gone, N - (1u << 18));
+    ck_assert_uint_lt(gone, N);
+    struct etl_sched_facts f = take(s, sw_item(1, N + 10, 0, READY, N));
+    ck_assert(f.has & ETL_SF_SINCE);
+    ck_assert_int_eq(f.since, N);
+    f = take(s, sw_item(1, N + 20, 0, READY, 1));
+    ck_assert_uint_eq(f.has, 0);
+    /* Every timestamp the same: a sweep still frees room. */
+    struct etl_sched *z = etl_sched_new(NULL);
+    for (uint32_t t = 1; t <= (1u << 18) + 5; t++)
+        take(z, sw_item(0, 77, t, WAITING, 0));
+    ck_assert_uint_gt(etl_sched_forgotten(z), 0);
+    etl_sched_free(z);
+    etl_sched_free(s);
+}
+END_TEST
+
 /* ---- decoders and dispatch ----------------------------------------------------- */
 
 static struct etl_event ev_of(const uint8_t *d, size_t n, uint16_t hook, unsigned kind,
@@ -516,6 +579,9 @@ int main(void)
     Suite *s = suite_create("sched");
     TCase *tc = tcase_create("state");
     tcase_add_test(tc, waiting_then_readied);
+    tcase_add_test(tc, terminated_forgotten);
+    tcase_add_test(tc, bounded);
+    tcase_add_test(tc, clock_back);
     tcase_add_test(tc, preempted);
     tcase_add_test(tc, waiting_not_readied);
     tcase_add_test(tc, no_switch_out_seen);

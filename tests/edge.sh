@@ -1,0 +1,438 @@
+#!/bin/sh
+# Edge cases no public trace has. build/mkedge (tests/edge/mkedge.c, written
+# from doc/format.md alone) writes each file and what a correct reader must
+# show of it; each file then goes through every view and output format.
+#
+# The standard for every file and view: no crash and no sanitizer report
+# (the exit status is the documented one: 0 clean, 1 damaged data skipped),
+# done within 60 s, at most one message per problem, each naming the file and
+# the byte offset the writer damaged (the views that read what was damaged
+# name every one of them), nothing else on standard error but warnings and
+# notes, and peak memory under 64 MiB (build/peak; not measured when etldump
+# is built with a sanitizer). Then, per case:
+#   big        a sparse file over 4 GiB (16 MiB buffers): the switches of the
+#              buffers past 4 GiB, their buffer offsets in --events=all, and
+#              the damaged record there named by its 64-bit offset; peak
+#              memory under 16 MiB, as no buffer is read whole (skipped
+#              when the file system cannot hold the file);
+#   cpus       1024 CPUs, a buffer on CPU 1500 (shown) and one on CPU 3000
+#              (skipped with one message at its processor field);
+#   clockback  time going back inside one CPU's buffers: every switch, each
+#              CPU's in its stream order, no run of negative length;
+#   clock-*    each clock type and PerfFreq 0, negative, INT64_MIN and huge:
+#              rel = ticks since the header event / frequency and abs =
+#              StartTime + that, in CSV, JSON and XML (a frequency of 0 or
+#              less is taken as 10 MHz, man/etldump.1 --time);
+#   seq-*      repeated and wrapping sequence numbers, a circular file whose
+#              buffers all share one: every switch, in stream order where
+#              the sequence numbers define it;
+#   oddsize    buffer sizes that are not a multiple of the page size (nor of
+#              8), a bare buffer header among them;
+#   toend      records whose size runs exactly to the buffer's end (shown),
+#              past the valid data, past the buffer, or cut: one message each;
+#   procs      2^20 processes, each with a thread (a compressed rundown):
+#              the threads of the processes the map keeps are named, the
+#              others not (documented limits), one warning; memory as above;
+#   tidreuse   a TID reused 100 us after its Thread End in another process:
+#              the switch view names the first process before and the second
+#              after, --summary keeps the two threads (and processes) apart;
+#   utf16      names that are not valid UTF-16 (and an image that is not
+#              UTF-8): U+FFFD where the bad unit is, in CSV, JSON, XML and
+#              text; names without their terminator reported at their offset.
+# Usage: tests/edge.sh ETLDUMP
+set -u
+etldump=$1
+mkedge=${MKEDGE:-build/mkedge}
+peakbin=${PEAK:-build/peak}
+limit_kib=$((64 * 1024))
+export LC_ALL=C TZ=UTC
+pass=0 fail=0 skip=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+start=$(date +%s)
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "edge: FAIL: $*"; }
+skipped() { skip=$((skip + 1)); echo "edge: SKIP: $*"; }
+
+if [ ! -x "$mkedge" ]; then
+    bad "$mkedge not built (make build/mkedge)"
+    echo "edge: $pass passed, $fail failed, $skip skipped"
+    exit 1
+fi
+measure=yes
+if [ ! -x "$peakbin" ]; then
+    measure=no
+    skipped "peak memory: $peakbin not built"
+elif nm "$etldump" 2>/dev/null | grep -q '__asan_init\|__msan_init\|__tsan_init'; then
+    measure=no
+    skipped "peak memory: $etldump is built with a sanitizer, whose allocator inflates it"
+fi
+havejq=yes
+command -v jq > /dev/null 2>&1 || { havejq=no; skipped "JSON checks: jq not found"; }
+
+# gen CASE NAME [ARG]: writes $tmp/NAME.etl and $tmp/NAME.exp; false (and a
+# failure) when the writer fails.
+gen() {
+    "$mkedge" "$1" "$tmp/$2.etl" "$tmp/$2.exp" ${3:+"$3"} 2> "$tmp/gen.err"
+    grc=$?
+    [ "$grc" -eq 0 ] && return 0
+    [ "$grc" -eq 77 ] && return 77
+    bad "$2: mkedge $1: $(head -n 1 "$tmp/gen.err")"
+    return 1
+}
+
+# tagged NAME TAG: the expectations of NAME with that tag, tag removed.
+tagged() {
+    sed -n "s/^$2 //p" "$tmp/$1.exp"
+}
+
+# cols FILE COLUMN...: those columns of a CSV file (no quoted fields), by
+# header name, comma-separated; the header row is left out.
+cols() {
+    cf=$1; shift
+    awk -F, -v want="$*" '
+        NR == 1 { sub(/\r$/, ""); n = split(want, w, " ")
+                  for (i = 1; i <= NF; i++) idx[$i] = i
+                  for (k = 1; k <= n; k++) if (!(w[k] in idx)) { print "no column " w[k]; exit 1 }
+                  next }
+        { sub(/\r$/, ""); line = ""
+          for (k = 1; k <= n; k++) line = line (k > 1 ? "," : "") $(idx[w[k]])
+          print line }' "$cf"
+}
+
+# run NAME LABEL ARGS...: etldump ARGS on $tmp/NAME.etl (last) into
+# $tmp/out and $tmp/err, with the standard checks; $rc is its status. The
+# messages must name offsets the writer damaged, none twice; with "all"
+# as LABEL's prefix every damaged offset must be named.
+run() {
+    rn=$1 label=$2; shift 2
+    f=$tmp/$rn.etl
+    if [ "$measure" = yes ]; then
+        timeout 60 "$peakbin" "$etldump" "$@" "$f" > "$tmp/out" 2> "$tmp/err"
+    else
+        timeout 60 "$etldump" "$@" "$f" > "$tmp/out" 2> "$tmp/err"
+    fi
+    rc=$?
+    kib=$(sed -n 's/^peak //p' "$tmp/err" | tail -n 1)
+    sed -i '/^peak [0-9]*$/d' "$tmp/err"
+    what="$rn: etldump $* ($label)"
+    case $rc in
+    124|137) bad "$what: no result within 60 s"; return 1 ;;
+    0|1) ;;
+    *) bad "$what: exit $rc: $(tail -n 3 "$tmp/err")"; return 1 ;;
+    esac
+    # Messages: problems at offsets, warnings, notes; nothing else.
+    others=$(grep -v "^etldump: $f: \(warning\|note\): " "$tmp/err" |
+             grep -v "^etldump: $f: offset 0x[0-9a-f]*: ." | head -n 1)
+    [ -n "$others" ] && { bad "$what: unexpected message: $others"; return 1; }
+    sed -n "s|^etldump: $f: offset \(0x[0-9a-f]*\): .*|\1|p" "$tmp/err" | sort > "$tmp/got.msg"
+    tagged "$rn" msg | sort > "$tmp/want.msg"
+    if [ -n "$(uniq -d "$tmp/got.msg")" ]; then
+        bad "$what: a problem reported twice: $(uniq -d "$tmp/got.msg" | head -n 1)"; return 1
+    fi
+    if [ -n "$(comm -23 "$tmp/got.msg" "$tmp/want.msg")" ]; then
+        bad "$what: a message at an offset nothing was damaged at: $(grep -m1 "$(comm -23 "$tmp/got.msg" "$tmp/want.msg" | head -n 1)" "$tmp/err")"
+        return 1
+    fi
+    case $label in all*)
+        if [ -n "$(comm -13 "$tmp/got.msg" "$tmp/want.msg")" ]; then
+            bad "$what: no message for the damage at $(comm -13 "$tmp/got.msg" "$tmp/want.msg" | head -n 1 | tr '\n' ' ')"
+            return 1
+        fi ;;
+    esac
+    want_rc=0
+    [ -s "$tmp/got.msg" ] && want_rc=1
+    [ "$rc" -eq "$want_rc" ] || { bad "$what: exit $rc, want $want_rc"; return 1; }
+    if [ -n "$kib" ] && [ "$kib" -ge "${case_limit_kib:-$limit_kib}" ]; then
+        bad "$what: peak memory $kib KiB, not under ${case_limit_kib:-$limit_kib}"; return 1
+    fi
+    [ -n "$kib" ] && echo "$kib $rn $label" >> "$tmp/peaks"
+    return 0
+}
+
+# views NAME: every view and format of NAME with the standard checks.
+views() {
+    vn=$1
+    for v in "all-switches -f csv" "all-events --events=all -f csv" "all-text" "all-json -f json" \
+             "all-xml -f xml" "summary --summary -f csv" "routines --summary=routines" \
+             "usage --usage -f csv" "stats --stats -f csv" "info --info -f csv" \
+             "perfetto -f perfetto -o $tmp/o.pftrace" "svg -f svg -o $tmp/o.svg"; do
+        set -- $v
+        vl=$1; shift
+        run "$vn" "$vl" "$@" && ok
+    done
+    rm -f "$tmp/o.pftrace" "$tmp/o.svg"
+}
+
+# switches NAME [ARGS]: the switch view's (cpu, timestamp, old_tid,
+# new_tid) against the expected switches: those with a defined place in
+# their CPU's order in that order, the others as a set.
+switches() {
+    sn=$1; shift
+    run "$sn" "all-switches" -f csv "$@" || return
+    cols "$tmp/out" cpu timestamp old_tid new_tid > "$tmp/sw.csv"
+    tagged "$sn" sw > "$tmp/want.sw"
+    tagged "$sn" swset | sort > "$tmp/want.set"
+    cut -d, -f1 "$tmp/want.sw" | sort -u > "$tmp/cpus.ord"
+    awk -F, 'FILENAME == ARGV[1] { o[$1] = 1; next } ($1 in o)' "$tmp/cpus.ord" "$tmp/sw.csv" |
+        sort -s -t, -k1,1n > "$tmp/got.sw"
+    awk -F, 'FILENAME == ARGV[1] { o[$1] = 1; next } !($1 in o)' "$tmp/cpus.ord" "$tmp/sw.csv" |
+        sort > "$tmp/got.set"
+    if ! cmp -s "$tmp/want.sw" "$tmp/got.sw"; then
+        bad "$sn: switches in each CPU's order differ: $(diff "$tmp/want.sw" "$tmp/got.sw" | sed -n 2p) ($(wc -l < "$tmp/got.sw") of $(wc -l < "$tmp/want.sw"))"
+    elif ! cmp -s "$tmp/want.set" "$tmp/got.set"; then
+        bad "$sn: switches without a defined order differ: $(diff "$tmp/want.set" "$tmp/got.set" | sed -n 2p)"
+    else
+        ok
+    fi
+}
+
+# in_time_order NAME: the switch view ($tmp/sw.csv) is in time order.
+in_time_order() {
+    if cut -d, -f2 "$tmp/sw.csv" | sort -c -n 2> /dev/null; then ok
+    else bad "$1: switches not merged in time order"; fi
+}
+
+# events NAME HOOK...: --events=all rows of those HookIds (hook_id, cpu,
+# timestamp, buffer_offset, event_offset, size) against the "ev" lines.
+events() {
+    en=$1; shift
+    run "$en" "all-events" --events=all -f csv || return
+    cols "$tmp/out" hook_id cpu timestamp buffer_offset event_offset size |
+        tr 'A-F' 'a-f' | sed 's/^0x0*/0x/' > "$tmp/ev.csv"
+    : > "$tmp/got.ev"
+    for h in "$@"; do grep "^$h," "$tmp/ev.csv" >> "$tmp/got.ev"; done
+    tagged "$en" ev | tr 'A-F' 'a-f' | sed 's/^0x0*/0x/' | sort > "$tmp/want.ev"
+    sort -o "$tmp/got.ev" "$tmp/got.ev"
+    if cmp -s "$tmp/want.ev" "$tmp/got.ev"; then ok
+    else bad "$en: events differ: $(diff "$tmp/want.ev" "$tmp/got.ev" | sed -n 2p)"; fi
+}
+
+# ---- a file over 4 GiB ---------------------------------------------------
+# A file system without sparse files would store 4 GiB: try 64 MiB first.
+truncate -s 64M "$tmp/probe" 2> /dev/null
+if [ "$(du -k "$tmp/probe" 2> /dev/null | cut -f1)" -gt 1024 ] 2> /dev/null || [ ! -f "$tmp/probe" ]; then
+    echo "no sparse files here" > "$tmp/gen.err"
+    grc=77
+else
+    gen big big
+    grc=$?
+fi
+rm -f "$tmp/probe"
+case $grc in
+0)
+    size=$(wc -c < "$tmp/big.etl")
+    used=$(du -k "$tmp/big.etl" | cut -f1)
+    if [ "$used" -gt 65536 ]; then
+        skipped "big: the file system does not keep $tmp/big.etl sparse ($used KiB used)"
+    else
+        [ "$size" = "$(tagged big note)" ] && ok || bad "big: $size bytes written"
+        # No buffer has events past 0x200 (the header buffer's first
+        # record is all that is read of it): none is read whole.
+        case_limit_kib=16384
+        views big
+        case_limit_kib=
+        switches big
+        in_time_order big
+        events big 0x524
+    fi ;;
+77) skipped "big: the file system cannot hold a sparse file over 4 GiB: $(head -n 1 "$tmp/gen.err")" ;;
+esac
+rm -f "$tmp/big.etl"
+
+# ---- 1024 CPUs and processor indexes above the header's count -----------------
+if gen cpus cpus; then
+    views cpus
+    switches cpus
+    in_time_order cpus
+    # CPU 1500 is above the header's 1024 and shown; 3000 is not.
+    if [ "$(cut -d, -f1 "$tmp/sw.csv" | sort -un | tail -n 2 | tr '\n' ' ')" = "1023 1500 " ]; then
+        ok
+    else
+        bad "cpus: the highest CPUs shown are $(cut -d, -f1 "$tmp/sw.csv" | sort -un | tail -n 2 | tr '\n' ' ')"
+    fi
+    rm -f "$tmp/cpus.etl"
+fi
+
+# ---- a clock going back on one CPU --------------------------------------------------
+if gen clockback clockback; then
+    views clockback
+    switches clockback
+    # A run lasts to the CPU's next switch; where that is earlier, its
+    # length is unknown (empty), never negative. 10 MHz.
+    awk -F, '{ cpu[NR] = $1; ts[NR] = $2 }
+        END { for (i = 1; i <= NR; i++) {
+                  r = ""
+                  if (i < NR && cpu[i + 1] == cpu[i] && ts[i + 1] >= ts[i]) {
+                      d = ts[i + 1] - ts[i]; r = sprintf("%d.%09d", d / 10000000, d % 10000000 * 100) }
+                  print cpu[i] "," ts[i] "," r } }' "$tmp/want.sw" > "$tmp/want.run"
+    run clockback all-switches -f csv && {
+        cols "$tmp/out" cpu timestamp new_run | sort -s -t, -k1,1n > "$tmp/got.run"
+        cmp -s "$tmp/want.run" "$tmp/got.run" && ok ||
+            bad "clockback: new_run: $(diff "$tmp/want.run" "$tmp/got.run" | sed -n 2,3p | tr '\n' ' ')"
+        # nor is any of the wait columns
+        neg=$(cols "$tmp/out" new_since_last new_ready new_waited | grep -m1 -e '^-' -e ',-')
+        [ -z "$neg" ] && ok || bad "clockback: a negative wait column: $neg"
+    }
+    # No duration is negative, whatever the clock did.
+    run clockback summary --summary -f csv && {
+        if grep -q ',-[0-9]' "$tmp/out"; then bad "clockback: a negative figure in --summary: $(grep -m1 ',-[0-9]' "$tmp/out")"
+        else ok; fi
+    }
+fi
+
+# ---- clock types and frequencies --------------------------------------------------
+for c in qpc systime cycles raw unknown freqhuge freq0 freqneg freqmin cycles0; do
+    gen clock "clock-$c" "$c" || continue
+    views "clock-$c"
+    # Without a frequency, one warning says 10 MHz is used; else no message.
+    run "clock-$c" all-switches -f csv && {
+        case $c in freq0 | freqneg | freqmin | cycles0) want=1 ;; *) want=0 ;; esac
+        n=$(grep -c "^etldump: $tmp/clock-$c.etl: warning: .*no clock frequency.*10 MHz" "$tmp/err")
+        [ "$n" -eq "$want" ] && [ "$(wc -l < "$tmp/err")" -eq "$want" ] && ok ||
+            bad "clock-$c: $n warnings about the frequency, want $want: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+    }
+    tagged "clock-$c" time > "$tmp/want.time"
+    cut -d, -f1,2 "$tmp/want.time" > "$tmp/want.rel"
+    cut -d, -f3 "$tmp/want.time" > "$tmp/want.abs"
+    run "clock-$c" rel -f csv --time=rel &&
+        { cols "$tmp/out" timestamp time | cmp -s - "$tmp/want.rel" && ok ||
+          bad "clock-$c: --time=rel: $(cols "$tmp/out" timestamp time | diff "$tmp/want.rel" - | sed -n 2,3p | tr '\n' ' ')"; }
+    run "clock-$c" abs -f csv --time=abs &&
+        { cols "$tmp/out" time | cmp -s - "$tmp/want.abs" && ok ||
+          bad "clock-$c: --time=abs: $(cols "$tmp/out" time | diff "$tmp/want.abs" - | sed -n 2,3p | tr '\n' ' ')"; }
+    run "clock-$c" json -f json --time=abs &&
+        { sed -n 's/.*"time":"\([^"]*\)".*/\1/p' "$tmp/out" | cmp -s - "$tmp/want.abs" && ok ||
+          bad "clock-$c: JSON times differ"; }
+    cut -d, -f2 "$tmp/want.rel" > "$tmp/want.r2"
+    run "clock-$c" xml -f xml --time=rel &&
+        { sed -n 's/.* time="\([^"]*\)".*/\1/p' "$tmp/out" | cmp -s - "$tmp/want.r2" && ok ||
+          bad "clock-$c: XML times differ"; }
+done
+
+# ---- sequence numbers ---------------------------------------------------------------
+gen seq seq-repeat repeat && { views seq-repeat; switches seq-repeat; }
+gen seq seq-wrap wrap && { views seq-wrap; switches seq-wrap; }
+gen circular seq-circular && { views seq-circular; switches seq-circular; }
+
+# ---- buffer sizes and records at the buffer's end -------------------------------------
+gen oddsize oddsize && { views oddsize; switches oddsize; in_time_order oddsize; }
+gen toend toend && { views toend; switches toend; events toend 0xf2e; }
+
+# ---- 2^20 processes and threads ------------------------------------------------
+# The process map keeps the first 524288 thread and 262144 process records
+# in file order (man/etldump.1, EXIT STATUS): the threads of the first
+# 262144 processes are named, those of the next 262144 have their PID only,
+# and one warning names the first record left out.
+tcap=524288 pcap=262144
+if gen procs procs; then
+    views procs
+    switches procs
+    cols "$tmp/out" timestamp old_tid new_tid old_pid old_process new_pid new_process |
+        awk -F, '{ if ($3 != 0) print $1 "," $3 "," $6 "," $7; else print $1 "," $2 "," $4 "," $5 }' > "$tmp/got.pn"
+    tagged procs pn | awk -F, -v t=$tcap -v p=$pcap '
+        { pid = $4; img = $5; if ($3 >= p) img = ""; if ($3 >= t) pid = ""
+          print $1 "," $2 "," pid "," img }' > "$tmp/want.pn"
+    cmp -s "$tmp/want.pn" "$tmp/got.pn" && ok ||
+        bad "procs: the threads' processes: $(diff "$tmp/want.pn" "$tmp/got.pn" | sed -n 2,3p | tr '\n' ' ')"
+    loc=$(tagged procs at | awk -F, -v p=$pcap '$1 == p { print "offset " $2 " (byte " $3 " of the decompressed buffer)" }')
+    n=$(grep -c "^etldump: $tmp/procs.etl: warning: $loc: the process map is full" "$tmp/err")
+    [ "$n" -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok ||
+        bad "procs: want one warning at $loc, got: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+    rm -f "$tmp/procs.etl"
+fi
+
+# ---- a TID reused within a millisecond ----------------------------------------------
+if gen tidreuse tidreuse; then
+    views tidreuse
+    switches tidreuse
+    # The thread each switch names (the one that is not idle) and its process.
+    run tidreuse all-switches -f csv && {
+        cols "$tmp/out" timestamp old_tid new_tid old_pid old_process new_pid new_process |
+            awk -F, '{ if ($3 != 0) print $1 "," $3 "," $6 "," $7; else print $1 "," $2 "," $4 "," $5 }' > "$tmp/got.who"
+        tagged tidreuse who > "$tmp/want.who"
+        cmp -s "$tmp/want.who" "$tmp/got.who" && ok ||
+            bad "tidreuse: switch view: $(diff "$tmp/want.who" "$tmp/got.who" | sed -n 2,3p | tr '\n' ' ')"
+    }
+    run tidreuse summary --summary -f csv && {
+        awk -F, 'NR == 1 || $1 == "thread"' "$tmp/out" > "$tmp/thr.csv"
+        cols "$tmp/thr.csv" pid tid process thread_name cpu_time | grep -v '^0,0,' | sort > "$tmp/got.thr"
+        tagged tidreuse thr | sort > "$tmp/want.thr"
+        cmp -s "$tmp/want.thr" "$tmp/got.thr" && ok ||
+            bad "tidreuse: --summary threads: $(diff "$tmp/want.thr" "$tmp/got.thr" | sed -n 2,3p | tr '\n' ' ')"
+        awk -F, 'NR == 1 || $1 == "process"' "$tmp/out" > "$tmp/proc.csv"
+        cols "$tmp/proc.csv" pid process cpu_time | grep -v '^0,' | sort > "$tmp/got.proc"
+        tagged tidreuse proc | sort > "$tmp/want.proc"
+        cmp -s "$tmp/want.proc" "$tmp/got.proc" && ok ||
+            bad "tidreuse: --summary processes: $(diff "$tmp/want.proc" "$tmp/got.proc" | sed -n 2,3p | tr '\n' ' ')"
+    }
+fi
+
+# ---- names that are not valid UTF-16 ---------------------------------------------------
+if gen utf16 utf16; then
+    views utf16
+    switches utf16
+    tagged utf16 thr | sort > "$tmp/want.thr"
+    cut -d, -f1-4 "$tmp/want.thr" > "$tmp/want.names"
+    run utf16 all-summary --summary -f csv && {
+        awk -F, 'NR == 1 || $1 == "thread"' "$tmp/out" > "$tmp/thr.csv"
+        cols "$tmp/thr.csv" pid tid process thread_name cpu_time | grep -v '^0,0,' | sort > "$tmp/got.thr"
+        cmp -s "$tmp/want.thr" "$tmp/got.thr" && ok ||
+            bad "utf16: --summary CSV: $(diff "$tmp/want.thr" "$tmp/got.thr" | sed -n 2,3p | tr '\n' ' ')"
+    }
+    if [ "$havejq" = yes ]; then
+        run utf16 all-summary --summary -f json && {
+            jq -r 'select(.scope == "thread" and .tid != 0) |
+                   [.pid, .tid, .process, (.thread_name // "")] | map(tostring) | join(",")' \
+                "$tmp/out" | sort > "$tmp/got.names"
+            cmp -s "$tmp/want.names" "$tmp/got.names" && ok ||
+                bad "utf16: --summary JSON: $(diff "$tmp/want.names" "$tmp/got.names" | sed -n 2,3p | tr '\n' ' ')"
+        }
+    fi
+    run utf16 all-summary --summary -f xml && {
+        # Attributes in schema order: pid, tid, process, thread_name.
+        sed -n 's/.*scope="thread" pid="\([0-9]*\)" tid="\([0-9]*\)" process="\([^"]*\)"\( thread_name="\([^"]*\)"\)\{0,1\} cpu_time=.*/\1,\2,\3,\5/p' \
+            "$tmp/out" | grep -v '^0,0,' | sort > "$tmp/got.names"
+        cmp -s "$tmp/want.names" "$tmp/got.names" && ok ||
+            bad "utf16: --summary XML: $(diff "$tmp/want.names" "$tmp/got.names" | sed -n 2,3p | tr '\n' ' ')"
+    }
+    # Text shows no thread names: the process columns of the switch view,
+    # the image column of the events view.
+    img=$(tagged utf16 name | sed -n 's/^image,//p')
+    run utf16 all-switches && {
+        grep -q " $img " "$tmp/out" && ok || bad "utf16: text switch view lacks $img"
+    }
+    run utf16 all-events --events=all && {
+        grep -q " $img " "$tmp/out" && ok || bad "utf16: text events view lacks $img"
+    }
+    # The logfile header's names, with the one that has no terminator.
+    tagged utf16 name | sed -n 's/^logger,//p; s/^logfile,//p' > "$tmp/want.names"
+    run utf16 info --info -f csv && {
+        cols "$tmp/out" logger_name | head -n 1 > "$tmp/got.names"
+        cols "$tmp/out" log_file_name | head -n 1 >> "$tmp/got.names"
+        cmp -s "$tmp/want.names" "$tmp/got.names" && ok ||
+            bad "utf16: --info names: $(tr '\n' ' ' < "$tmp/got.names")"
+    }
+    if [ "$havejq" = yes ]; then
+        run utf16 info --info -f json && {
+            jq -r 'select(.logger_name) | .logger_name, .log_file_name' "$tmp/out" | head -n 2 |
+                cmp -s "$tmp/want.names" - && ok || bad "utf16: --info JSON names"
+        }
+    fi
+    run utf16 all-xml -f xml && {
+        sed -n 's/.* logger_name="\([^"]*\)" log_file_name="\([^"]*\)".*/\1\
+\2/p' "$tmp/out" | cmp -s "$tmp/want.names" - && ok || bad "utf16: XML trace names"
+    }
+    cmd=$(tagged utf16 name | sed -n 's/^cmdline,//p')
+    run utf16 all-events --events=all -f csv && {
+        cols "$tmp/out" command_line | grep -qx "$cmd" && ok || bad "utf16: command line $cmd not shown"
+    }
+fi
+
+if [ -f "$tmp/peaks" ]; then
+    echo "edge: largest peaks (KiB): $(sort -rn "$tmp/peaks" | head -n 3 | tr '\n' ';')"
+fi
+echo "edge: $(( $(date +%s) - start )) s"
+echo "edge: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
