@@ -60,7 +60,7 @@ struct census {
     size_t hcap;             /* a power of two, at least twice n */
     uint32_t *hooks[ETL_KIND_PERFINFO64 + 1]; /* per kernel kind: by HookId, index + 1 */
     struct tally other;      /* events past MAX_KEYS distinct keys */
-    struct tally total;
+    struct tally total;      /* the processors' tallies added up at the end */
     struct tally *cpu;       /* ETL_MAX_CPUS */
     size_t last;             /* the entry of the previous event + 1: runs are common */
     struct etl_file *f;
@@ -88,14 +88,30 @@ static void tally_add(struct tally *t, uint64_t bytes, int64_t ts, bool timed)
     }
 }
 
-/* Hashes a key (FNV-1a over its bytes). */
+/* Adds tally b to a. */
+static void tally_merge(struct tally *a, const struct tally *b)
+{
+    a->count += b->count;
+    a->bytes += b->bytes;
+    if (b->timed) {
+        if (!a->timed || b->first < a->first)
+            a->first = b->first;
+        if (!a->timed || b->last > a->last)
+            a->last = b->last;
+        a->timed = true;
+    }
+}
+
+/* Hashes a key: its bytes as three words, multiplied and folded. */
 static size_t key_hash(const struct key *k)
 {
-    const uint8_t *p = (const uint8_t *)k;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < sizeof *k; i++)
-        h = (h ^ p[i]) * 1099511628211ULL;
-    return (size_t)h;
+    uint64_t a, b;
+    memcpy(&a, k->guid, 8);
+    memcpy(&b, k->guid + 8, 8);
+    uint64_t h = ((uint64_t)k->kind << 24 | (uint64_t)k->has_guid << 16 | k->hook) ^
+                 a * 0x9E3779B97F4A7C15ULL ^ b * 0xC2B2AE3D27D4EB4FULL;
+    h *= 0xFF51AFD7ED558CCDULL;
+    return (size_t)(h ^ (h >> 32));
 }
 
 /* Appends an entry for k; its index + 1, or 0 when full or out of memory. */
@@ -219,13 +235,17 @@ static bool census_event(void *ctx, const struct etl_event *ev)
         if (!etl_filter_event(c->flt, c->clk, c->map, ev, c->payload ? &rec : NULL, name))
             return !c->stop;
     }
-    bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
-                   (ev->flags & ETL_EV_GUID);
-    if (!c->last || !entry_matches(&c->ents[c->last - 1], ev, by_guid))
-        c->last = census_find(c, ev, by_guid);
+    const uint32_t *hooks = etl_kind_is_kernel(ev->kind) ? c->hooks[ev->kind] : NULL;
+    if (hooks && (ev->flags & ETL_EV_HOOK) && hooks[ev->hook_id]) {
+        c->last = hooks[ev->hook_id]; /* a kernel event seen before */
+    } else {
+        bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
+                       (ev->flags & ETL_EV_GUID);
+        if (!c->last || !entry_matches(&c->ents[c->last - 1], ev, by_guid))
+            c->last = census_find(c, ev, by_guid);
+    }
     bool timed = (ev->flags & ETL_EV_TS) != 0;
     tally_add(c->last ? &c->ents[c->last - 1].t : &c->other, ev->size, ev->ts, timed);
-    tally_add(&c->total, ev->size, ev->ts, timed);
     tally_add(&c->cpu[ev->cpu], ev->size, ev->ts, timed);
     return true;
 }
@@ -329,6 +349,8 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         return 0;
     }
     etl_walk_file(f, census_event, &c);
+    for (size_t i = 0; i < ETL_MAX_CPUS; i++)
+        tally_merge(&c.total, &c.cpu[i]);
     const struct etl_buffer_totals *bt = etl_file_totals(f);
     struct tally bufs = { bt->buffers, bt->bytes, 0, 0, false };
     struct tally zbufs = { bt->compressed, bt->compressed_bytes, 0, 0, false };
