@@ -140,7 +140,7 @@ fuzz-cc:
 # and preloaded allocators do not mix).
 build/failalloc.so: tests/mem/failalloc.c
 	@mkdir -p $(@D)
-	$(CC) -O1 -g -shared -fPIC -o $@ $< -ldl
+	$(CC) -O1 -g -shared -fPIC -pthread -o $@ $< -ldl
 
 build/manybuf build/peak: build/%: tests/mem/%.c
 	@mkdir -p $(@D)
@@ -167,8 +167,13 @@ check: $(TEST_PROGRAMS)
 check-quick: $(TEST_PROGRAMS)
 	@ETLDUMP_QUICK=1 sh tests/run.sh
 
-bench: etldump build/mktrace
-	@sh tools/bench.sh ./etldump build/mktrace
+bench: etldump build/mktrace build/floor
+	@sh tools/bench.sh ./etldump build/mktrace build/floor
+
+# make bench's floors: every byte of a file read, every buffer decompressed.
+build/floor: tools/floor.c build/libetldump.a
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetldump.a
 
 demo: etldump
 	./etldump --info samples/demo-compact.etl
