@@ -69,8 +69,8 @@ floor_s() {
 calc() { echo "scale=6; $*" | bc -l; }
 fmt2() { printf '%.2f' "$1"; }
 
-printf '%-30s %-9s %8s %8s %6s %8s %6s %6s %5s  %s\n' \
-    run unit 1-core "$cores-core" speed x_floor MiB_1 MiB_n "" target
+printf '%-28s %-4s %7s %7s %5s %7s %5s %5s  %s\n' \
+    run unit 1-core "$cores-core" speed x_floor MiB_1 MiB_n target
 # One row. $1 label, $2 unit (M/s: records; GB/s: input), $3 count (records
 # or bytes), $4 floor seconds, $5 target text, $6 minimum of the one-core
 # figure (or "-"), $7 "x" to time all the cores too; then etldump's arguments.
@@ -94,25 +94,33 @@ row() {
     xf=$(calc "$s1 / $fl")
     met=""
     if [ "$min" != - ]; then
-        [ "$(echo "$f1 >= $min" | bc)" -eq 1 ] && met=met || met=MISSED
+        [ "$(echo "$f1 >= $min" | bc)" -eq 1 ] && met=met || met=missed
     fi
-    if [ "$both" = x ] && [ "$(echo "$up < 1.6" | bc)" -eq 1 ]; then met="$met speed-up<1.6"; fi
-    [ "$k1" -ge 65536 ] && met="$met MEMORY"
-    [ "$kn" -ge $((65536 + 16384 * (cores - 1))) ] && met="$met MEMORY"
+    if [ "$both" = x ] && [ "$(echo "$up < 1.6" | bc)" -eq 1 ]; then met="${met:+$met, }speed-up<1.6"; fi
+    [ "$k1" -ge 65536 ] && met="${met:+$met, }memory"
+    [ "$kn" -ge $((65536 + 16384 * (cores - 1))) ] && [ "$k1" -lt 65536 ] && met="${met:+$met, }memory"
     [ "$both" = x ] || { fn=- up=-; }
-    printf '%-30s %-9s %8s %8s %6s %8s %6s %6s %5s  %s\n' "$label" "$unit" "$(fmt2 "$f1")" \
+    printf '%-28s %-4s %7s %7s %5s %7s %5s %5s  %s\n' "$label" "$unit" "$(fmt2 "$f1")" \
         "$( [ "$fn" = - ] && echo - || fmt2 "$fn")" "$( [ "$up" = - ] && echo - || fmt2 "$up")" \
-        "$(fmt2 "$xf")" $((k1 / 1024)) $((kn / 1024)) "" "$target ${met:+($met)}"
+        "$(fmt2 "$xf")" $((k1 / 1024)) $((kn / 1024)) "$target${met:+ ($met)}"
     last_s1=$s1
 }
+
+# How many cores the machine gives this run now: two busy loops at once
+# against one alone (2.00 on an idle two-core machine; less when other work
+# shares it, and the all-cores figures then say little).
+spin() { i=0; while [ "$i" -lt 200000 ]; do i=$((i + 1)); done; }
+now() { date +%s.%N; }
+t0=$(now); spin; t1=$(now); spin & spin; wait; t2=$(now)
+echo "cores free: $(fmt2 "$(calc "2 * ($t1 - $t0) / ($t2 - $t1)")") (two busy loops against one)"
 
 # Warm the page cache, then the floors.
 cat "$big" "$csw" "$mid" "$zip" > /dev/null
 fb=$(floor_s "$big") fc=$(floor_s "$csw") fm=$(floor_s "$mid")
 fz=$(floor_s --decompress "$zip")
 bb=$(wc -c < "$big") bc_=$(wc -c < "$csw") bz=$(wc -c < "$zip")
-echo "floor: read and sum every byte: $(fmt2 "$(calc "$bb / $fb / 1000000000")") GB/s ($big)"
-echo "floor: decompress every buffer alone: $fz s ($zip)"
+echo "floor: read and sum every byte: $(fmt2 "$(calc "$bb / $fb / 1000000000")") GB/s ($(basename "$big"))"
+echo "floor: decompress every buffer alone: $fz s ($(basename "$zip"))"
 
 row "compact csv" M/s 20000000 "$fm" ">=15 M/s" 15 x -f csv "$mid"
 csv=$last_s1
@@ -132,4 +140,6 @@ row "compressed --stats" GB/s "$bz" "$fz" "<=1/0.9 x decompress" - - --stats "$z
 echo "  compressed --stats / decompress alone $(fmt2 "$(calc "$last_s1 / $fz")") (target <= 1.11)"
 set -- $(best "$etldump" -f csv samples/demo-compact.etl)
 echo "small trace (samples/demo-compact.etl) switches csv: peak $(($2 / 1024)) MiB"
+t0=$(now); spin; t1=$(now); spin & spin; wait; t2=$(now)
+echo "cores free at the end: $(fmt2 "$(calc "2 * ($t1 - $t0) / ($t2 - $t1)")")"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; $(${CC:-cc} --version | head -n 1); $(date -u +%Y-%m-%d)"
