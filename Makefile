@@ -42,9 +42,11 @@ CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 
 WARN = -std=c11 -Wall -Wextra -Wconversion -Wshadow -Wformat=2
+# The library formats and reads ahead on POSIX threads (src/pipeline.c).
+THREADS = -pthread
 BASE_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DETLDUMP_VERSION='"$(VERSION)"' -Isrc
 ALL_CPPFLAGS = $(BASE_CPPFLAGS) $(XML_CFLAGS) $(CPPFLAGS)
-ALL_CFLAGS = $(WARN) $(CFLAGS)
+ALL_CFLAGS = $(WARN) $(THREADS) $(CFLAGS)
 
 LIB_SRC = $(filter-out src/main.c,$(wildcard src/*.c src/*/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=build/%.o)
@@ -117,14 +119,14 @@ build/mutate: tests/fuzz/mutate.c
 
 build/fuzz/obj/%.o: %.c | fuzz-cc
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_DEFS) $(WARN) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_DEFS) $(WARN) $(THREADS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
 build/fuzz/libetldump.a: $(FUZZ_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 build/fuzz/%: tests/fuzz/%.c build/fuzz/libetldump.a
-	$(FUZZ_CC) $(ALL_CPPFLAGS) $(WARN) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< build/fuzz/libetldump.a $(XML_LIBS)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(WARN) $(THREADS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< build/fuzz/libetldump.a $(XML_LIBS)
 
 fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
 	@echo "fuzz: built $(FUZZ_TARGETS:%=build/fuzz/%); see tests/fuzz/README"
@@ -138,7 +140,7 @@ fuzz-cc:
 # and preloaded allocators do not mix).
 build/failalloc.so: tests/mem/failalloc.c
 	@mkdir -p $(@D)
-	$(CC) -O1 -g -shared -fPIC -o $@ $< -ldl
+	$(CC) -O1 -g -shared -fPIC -pthread -o $@ $< -ldl
 
 build/manybuf build/peak: build/%: tests/mem/%.c
 	@mkdir -p $(@D)
@@ -165,8 +167,13 @@ check: $(TEST_PROGRAMS)
 check-quick: $(TEST_PROGRAMS)
 	@ETLDUMP_QUICK=1 sh tests/run.sh
 
-bench: etldump build/mktrace
-	@sh tools/bench.sh ./etldump build/mktrace
+bench: etldump build/mktrace build/floor
+	@sh tools/bench.sh ./etldump build/mktrace build/floor
+
+# make bench's floors: every byte of a file read, every buffer decompressed.
+build/floor: tools/floor.c build/libetldump.a
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetldump.a
 
 demo: etldump
 	./etldump --info samples/demo-compact.etl

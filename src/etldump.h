@@ -116,6 +116,12 @@ struct etl_view_opts {
     enum etl_summary_part summary_part;
     int64_t usage_interval_ns;  /* usage view: interval length (0: about 100
                                    intervals over the trace) */
+    unsigned threads;           /* threads to format rows and read ahead on: 1
+                                   runs on the caller's thread alone; 0 as many
+                                   as useful, up to the processors online and
+                                   8. The output is the same whatever it is. */
+    bool no_fields;             /* events view: rows without their decoded
+                                   payload (no fields column) */
 };
 
 /* Parses the INTERVAL of --usage: seconds, or with an "ms", "us" or "s"

@@ -16,15 +16,75 @@ static const char digit_pairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* Returns the number of decimal digits of v. */
-static size_t digits_u64(uint64_t v)
+/* 10^k for k = 0..19: every power of ten a uint64_t holds. */
+static const uint64_t pow10_u64[20] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+    1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+    100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+    1000000000000000000u, 10000000000000000000u,
+};
+
+/* Returns the number of decimal digits of v (1-20) without dividing: the
+ * bit length b gives floor(b * log10(2)) as (b * 1233) >> 12 (1233 / 4096
+ * is log10(2) within 5e-6, exact enough for b <= 64), the digit count is
+ * that or one more, and one comparison settles it. */
+static inline size_t digits_u64(uint64_t v)
 {
-    size_t n = 1;
-    while (v >= 10000) {
-        v /= 10000;
-        n += 4;
+#if defined(__GNUC__)
+    unsigned bits = 64u - (unsigned)__builtin_clzll(v | 1u);
+#else
+    unsigned bits = 1;
+    while (bits < 64 && (v >> bits) != 0)
+        bits++;
+#endif
+    unsigned t = (bits * 1233u) >> 12;
+    return (size_t)t + ((v | 1u) >= pow10_u64[t]);
+}
+
+/* Returns the eight decimal digits of v (< 10^8, leading zeros included)
+ * as ASCII bytes, the first digit in the lowest byte: v is split into two
+ * halves of four digits, each of those into two of two, each of those into
+ * two digits, every step on all lanes of one 64-bit word at once (q * 10486
+ * >> 20 is q / 100 for q < 10^4, and q * 103 >> 10 is q / 10 for q < 100). */
+static inline uint64_t eight_digits(uint32_t v)
+{
+    uint64_t x = (uint64_t)(v / 10000u) | ((uint64_t)(v % 10000u) << 32);
+    uint64_t hundreds = ((x * 10486u) >> 20) & 0x0000007F0000007Full;
+    x = ((x - hundreds * 100u) << 16) | hundreds;
+    uint64_t tens = ((x * 103u) >> 10) & 0x000F000F000F000Full;
+    x = ((x - tens * 10u) << 8) | tens;
+    return x | 0x3030303030303030ull;
+}
+
+/* Stores the low four bytes of d at out, lowest first. */
+static inline void store4(char *out, uint64_t d)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t w = (uint32_t)d;
+    memcpy(out, &w, 4);
+#else
+    for (unsigned i = 0; i < 4; i++)
+        out[i] = (char)(d >> (8 * i));
+#endif
+}
+
+/* Writes the n first digits of eight_digits' d at out (n <= 8), exactly n
+ * bytes: from four on, as two four-byte stores that may overlap. */
+static inline void put_first(char *out, uint64_t d, unsigned n)
+{
+    if (n >= 4) {
+        store4(out, d);
+        store4(out + n - 4, d >> (8 * (n - 4)));
+        return;
     }
-    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+    for (unsigned i = 0; i < n; i++)
+        out[i] = (char)(d >> (8 * i));
+}
+
+/* Writes the n last digits of eight_digits' d at out (1 <= n <= 8). */
+static inline void put_last(char *out, uint64_t d, unsigned n)
+{
+    put_first(out, d >> (8 * (8 - n)), n);
 }
 
 size_t etl_fmt_u64(uint64_t v, char *out)
@@ -34,34 +94,23 @@ size_t etl_fmt_u64(uint64_t v, char *out)
             out[0] = (char)('0' + v);
             return 1;
         }
-        out[0] = digit_pairs[2 * v];
-        out[1] = digit_pairs[2 * v + 1];
+        memcpy(out, digit_pairs + 2 * v, 2);
         return 2;
     }
+    if (v < 100000000u) {
+        unsigned n = (unsigned)digits_u64(v);
+        put_last(out, eight_digits((uint32_t)v), n);
+        return n;
+    }
+    /* Eight digits at a time from the right. */
     size_t n = digits_u64(v);
     char *p = out + n;
-    while (v >= 10000) { /* four digits a division */
-        unsigned r = (unsigned)(v % 10000);
-        v /= 10000;
-        p -= 4;
-        p[0] = digit_pairs[2 * (r / 100)];
-        p[1] = digit_pairs[2 * (r / 100) + 1];
-        p[2] = digit_pairs[2 * (r % 100)];
-        p[3] = digit_pairs[2 * (r % 100) + 1];
+    while (v >= 100000000u) {
+        p -= 8;
+        put_last(p, eight_digits((uint32_t)(v % 100000000u)), 8);
+        v /= 100000000u;
     }
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        p -= 2;
-        p[0] = digit_pairs[2 * r];
-        p[1] = digit_pairs[2 * r + 1];
-    }
-    if (v >= 10) {
-        p[-2] = digit_pairs[2 * v];
-        p[-1] = digit_pairs[2 * v + 1];
-    } else {
-        p[-1] = (char)('0' + v);
-    }
+    put_last(out, eight_digits((uint32_t)v), (unsigned)(p - out));
     return n;
 }
 
@@ -88,27 +137,21 @@ size_t etl_fmt_hex(uint64_t v, int digits, char *out)
 
 size_t etl_fmt_seconds(int64_t ns, int decimals, char *out)
 {
-    static const uint32_t pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000,
-                                        10000000, 100000000, 1000000000 };
     size_t n = 0;
     uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
     if (ns < 0)
         out[n++] = '-';
-    n += etl_fmt_u64(a / 1000000000u, out + n);
+    uint64_t secs = a / 1000000000u;
+    uint32_t frac = (uint32_t)(a - secs * 1000000000u);
+    n += etl_fmt_u64(secs, out + n);
     out[n++] = '.';
-    /* The fraction, truncated to the requested precision, two digits at a time. */
-    uint32_t frac = (uint32_t)(a % 1000000000u) / pow10[9 - decimals];
-    char *p = out + n + (size_t)decimals;
-    int k = decimals;
-    for (; k >= 2; k -= 2) {
-        unsigned r = frac % 100;
-        frac /= 100;
-        p -= 2;
-        p[0] = digit_pairs[2 * r];
-        p[1] = digit_pairs[2 * r + 1];
-    }
-    if (k)
-        p[-1] = (char)('0' + frac % 10);
+    /* The fraction, truncated to the requested precision: its first digit,
+     * then the other eight at once. */
+    uint32_t first = frac / 100000000u;
+    out[n] = (char)('0' + first);
+    if (decimals > 1)
+        put_first(out + n + 1, eight_digits(frac - first * 100000000u),
+                  (unsigned)decimals - 1);
     return n + (size_t)decimals;
 }
 

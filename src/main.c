@@ -40,6 +40,9 @@ enum {
 /* Messages about one file beyond this many are only counted. */
 #define MAX_MESSAGES 50
 
+/* The most threads --threads takes. */
+#define MAX_THREADS 64u
+
 /* Progress is shown for inputs larger than this, on a terminal. */
 #define PROGRESS_MIN (256ull * 1024 * 1024)
 
@@ -286,6 +289,8 @@ static void usage(FILE *to)
         "                           and decoded payload\n"
         "      --events=NAMES       the same for events of these names or name\n"
         "                           prefixes, e.g. Process,Image/Load\n"
+        "      --no-fields          with --events: rows without the decoded payload\n"
+        "                           (no fields column); event_name stays\n"
         "      --summary            per process, thread and CPU: CPU time, switch-ins,\n"
         "                           mean and longest run, waits and their reasons,\n"
         "                           ready time, who readied, migrations; CPU busy,\n"
@@ -326,6 +331,10 @@ static void usage(FILE *to)
         "                           decode compact context switches (default: from\n"
         "                           the Windows build in the trace)\n"
         "      --strict             stop at the first damaged data\n"
+        "      --threads=N          format rows and read ahead on N threads (default:\n"
+        "                           the processors online, at most 8, fewer for small\n"
+        "                           inputs; 1: no other thread); the output is the\n"
+        "                           same whatever N\n"
         "\n"
         "Decoding without a trace (no FILE, no view):\n"
         "      --groupmask=LIST     the PERFINFO_GROUPMASK of LIST: PERF_* and\n"
@@ -461,7 +470,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
 {
     enum { OPT_INFO = 256, OPT_STATS, OPT_EVENTS, OPT_TIME, OPT_MWR, OPT_STRICT,
            OPT_GROUPMASK, OPT_LCTX, OPT_WINDOWS, OPT_ARCH, OPT_CRLF, OPT_NO_HEADER,
-           OPT_NO_FILENAME, OPT_USAGE };
+           OPT_NO_FILENAME, OPT_USAGE, OPT_THREADS, OPT_NO_FIELDS };
     /* Filter options, in the order of enum etl_filter_opt. */
     enum { OPT_SUMMARY = 512, OPT_CPU, OPT_TID, OPT_PID, OPT_PROCESS, OPT_RANGE, OPT_HOOK };
     static const struct option longopts[] = {
@@ -478,6 +487,8 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         { "quiet", no_argument, NULL, 'q' },
         { "max-wait-reason", required_argument, NULL, OPT_MWR },
         { "strict", no_argument, NULL, OPT_STRICT },
+        { "threads", required_argument, NULL, OPT_THREADS },
+        { "no-fields", no_argument, NULL, OPT_NO_FIELDS },
         { "summary", optional_argument, NULL, OPT_SUMMARY },
         { "usage", optional_argument, NULL, OPT_USAGE },
         { "cpu", required_argument, NULL, OPT_CPU },
@@ -500,7 +511,8 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     int nviews = 0, filenames = -1; /* -1: by the number of inputs */
     enum etl_time_mode tmode = ETL_TIME_REL;
     struct etl_print_opts po = { false, false, false, 0 };
-    struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter, ETL_SUMMARY_ALL, 0 };
+    struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter, ETL_SUMMARY_ALL, 0, 0,
+                                false };
     char ferr[160];
     unsigned long n;
     int c;
@@ -574,6 +586,15 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         case OPT_STRICT:
             vo.strict = true;
             break;
+        case OPT_THREADS:
+            if (!parse_uint(optarg, 1, MAX_THREADS, &n))
+                return usage_error("--threads takes a number from 1 to %u (not '%s')",
+                                   MAX_THREADS, optarg);
+            vo.threads = (unsigned)n;
+            break;
+        case OPT_NO_FIELDS:
+            vo.no_fields = true;
+            break;
         case OPT_GROUPMASK:
             gm_list = optarg;
             break;
@@ -645,6 +666,10 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     if (nviews > 1) {
         fprintf(stderr, "%s: choose one of --info, --stats, --events, --summary and "
                 "--usage\n", progname);
+        return EXIT_USAGE;
+    }
+    if (vo.no_fields && view != ETL_VIEW_EVENTS) {
+        fprintf(stderr, "%s: --no-fields goes with --events\n", progname);
         return EXIT_USAGE;
     }
     if (etl_filter_has_hook(filter) && view != ETL_VIEW_EVENTS && view != ETL_VIEW_STATS) {

@@ -196,5 +196,28 @@ fi
 "$etldump" --stats -f csv "$tmp/huge.etl" > /dev/null 2> "$tmp/err"
 check "no progress when stderr is not a terminal" test ! -s "$tmp/err"
 
+# A file that shrinks while it is read (doc/format.md §1, reading): the run
+# goes on, reports the shrinking once as a problem and ends with status 1,
+# whatever the threads. etldump is held writing into a FIFO nobody reads
+# while the file is cut to 64 KiB, then the FIFO is drained.
+"$top/build/mktrace" --quiet --encoding=compact --cpus=4 --switches=200000 --seed=3 \
+    "$tmp/shrink0.etl" - || bad "mktrace for the shrinking file"
+mkfifo "$tmp/shrinkpipe"
+for t in 1 2; do
+    cp "$tmp/shrink0.etl" "$tmp/shrink.etl"
+    "$etldump" --threads=$t -f csv "$tmp/shrink.etl" > "$tmp/shrinkpipe" 2> "$tmp/err" &
+    pid=$!
+    exec 3< "$tmp/shrinkpipe"
+    dd bs=4096 count=1 <&3 > /dev/null 2>&1 # the run has started writing
+    truncate -s 65536 "$tmp/shrink.etl"
+    cat <&3 > "$tmp/out"
+    exec 3<&-
+    wait "$pid"
+    rc=$?
+    check "shrinking file, $t threads: status 1 (got $rc)" test "$rc" -eq 1
+    check "shrinking file, $t threads: said once" \
+        test "$(grep -c 'the file shrank while it was read' "$tmp/err")" -eq 1
+done
+
 echo "unix: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

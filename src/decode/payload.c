@@ -26,13 +26,29 @@ struct etl_payload *etl_payload_new(void)
     return pl;
 }
 
+struct etl_payload *etl_payload_fork(const struct etl_payload *pl)
+{
+    struct etl_payload *f = malloc(sizeof *f);
+    if (!f)
+        return NULL;
+    *f = *pl; /* the descriptions and provider names, shared */
+    f->fork = true;
+    if (!etl_fields_init(&f->fields, ETL_FIELDS_DEFAULT_ENTRIES, ETL_FIELDS_DEFAULT_BYTES)) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
 void etl_payload_free(struct etl_payload *pl)
 {
     if (!pl)
         return;
-    etl_meta_free(&pl->meta);
+    if (!pl->fork) {
+        etl_meta_free(&pl->meta);
+        free(pl->tl);
+    }
     etl_fields_free(&pl->fields);
-    free(pl->tl);
     free(pl);
 }
 

@@ -18,7 +18,8 @@
  *
  * One etl_payload belongs to one file (or one run) and one thread: it holds
  * the trace's descriptions, the kernel table's index and the field list of
- * the event decoded last; nothing is shared.
+ * the event decoded last. Other threads decode through forks of it, which
+ * share what it learnt.
  */
 #ifndef ETLDUMP_PAYLOAD_H
 #define ETLDUMP_PAYLOAD_H
@@ -51,11 +52,17 @@ struct etl_payload {
     struct etl_tl_provider *tl;      /* TraceLogging provider names seen */
     size_t ntl;
     bool nomem;
+    bool fork;                       /* made by etl_payload_fork */
 };
 
 /* Allocates the decoding state; NULL when out of memory. */
 struct etl_payload *etl_payload_new(void);
-/* Frees it (NULL is allowed). */
+/* Returns a decoder that names and decodes events as pl does, with its own
+ * field list and names, for another thread: it shares what pl learnt, which
+ * must not change while the fork is in use. NULL when out of memory. */
+struct etl_payload *etl_payload_fork(const struct etl_payload *pl);
+
+/* Frees it, or a fork (NULL is allowed). */
 void etl_payload_free(struct etl_payload *pl);
 
 /* Learns what ev says about other events (metadata, manifests, provider

@@ -181,6 +181,10 @@ const struct etl_buffer_totals *etl_file_totals(const struct etl_file *f);
 /* Problems reported so far (outside scopes). */
 uint64_t etl_file_problems(const struct etl_file *f);
 
+/* Replaces where f's messages go (problems are still counted as they are
+ * reported); *old receives the previous destinations. */
+void etl_file_swap_diag(struct etl_file *f, const struct etl_diag *d, struct etl_diag *old);
+
 /* Marks that memory ran out: the run ends with its own outcome. */
 void etl_file_nomem(struct etl_file *f);
 /* Returns true once memory has run out. */
@@ -211,6 +215,11 @@ void etl_note(const struct etl_file *f, const char *fmt, ...)
  * (or, in a compressed buffer, the buffer and the decompressed offset). */
 void etl_report_event(struct etl_file *f, const struct etl_event *ev, size_t at,
                       const char *msg);
+
+/* Writes what etl_report_event reports about what at byte `at` of ev's
+ * data into msg (cap bytes) and returns the file offset it names. */
+uint64_t etl_event_problem(const struct etl_event *ev, size_t at, const char *what,
+                           char *msg, size_t cap);
 
 /*
  * A scope around a pre-pass. Inside it, problems are not reported: they are

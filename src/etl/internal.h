@@ -43,7 +43,11 @@ struct etl_buffer {
 struct etl_file {
     int fd;                   /* -1 for a memory block */
     bool own_fd;
-    const uint8_t *mem;       /* the memory block, or NULL */
+    const uint8_t *mem;       /* the memory block or the mapped file, or NULL */
+    size_t map_len;           /* bytes mapped (map.c), 0 if not mapped */
+    int map_slot;             /* where map.c watches the mapping */
+    uint64_t touched;         /* bytes read through it since pages went back */
+    bool shrink_reported;     /* the file was found shorter than at open */
     uint64_t file_size;
     char *name;
     struct etl_logfile hdr;
@@ -66,7 +70,9 @@ struct etl_file {
 /* A loaded buffer: its bytes (decompressed) and the range holding events. */
 struct etl_loaded {
     struct etl_buffer b;      /* the buffer's header fields */
-    uint8_t *mem;             /* the buffer, header included */
+    const uint8_t *bytes;     /* the buffer, header included: mem, or in the file's
+                               * mapping or memory block */
+    uint8_t *mem;             /* a copy or decompression of the buffer */
     size_t cap;
     uint8_t *zin;             /* compressed bytes as read from the file */
     size_t zcap;
@@ -79,6 +85,18 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
 
 /* Frees a loaded buffer's memory. */
 void etl_loaded_free(struct etl_loaded *l);
+
+/* The file's mapping (map.c). etl_map_open maps f->fd, f->file_size bytes
+ * (false: read by copying); etl_map_close unmaps; etl_map_release hands
+ * back the pages of a range read; etl_map_shrunk returns true, with the
+ * offset, once a page past the end of the file was touched. */
+bool etl_map_open(struct etl_file *f);
+void etl_map_close(struct etl_file *f);
+void etl_map_release(const struct etl_file *f, uint64_t off, uint64_t len);
+bool etl_map_shrunk(const struct etl_file *f, uint64_t *at);
+
+/* Reports once that the mapped file shrank while it was read. */
+void etl_check_shrunk(struct etl_file *f);
 
 /* Reports a damaged record at offset off of buffer b; the rest of the buffer
  * is skipped. */

@@ -182,6 +182,12 @@ void etl_scope_replay(struct etl_file *f, struct etl_scope *s)
     s->dropped_held = 0;
 }
 
+void etl_file_swap_diag(struct etl_file *f, const struct etl_diag *d, struct etl_diag *old)
+{
+    *old = f->diag;
+    f->diag = *d;
+}
+
 void etl_file_nomem(struct etl_file *f)
 {
     f->nomem = true;
@@ -194,10 +200,12 @@ bool etl_file_is_nomem(const struct etl_file *f)
 
 /* ---- reading ----------------------------------------------------------------- */
 
-/* Reads exactly n bytes at off; false on a short read or an error. */
+/* Reads exactly n bytes at off; false on a short read or an error. A mapped
+ * file is read with pread here: the index reads every buffer's header, and
+ * touching each through the mapping would map the whole file at once. */
 static bool read_at(const struct etl_file *f, void *buf, size_t n, uint64_t off)
 {
-    if (f->mem) {
+    if (f->mem && !f->map_len) {
         if (off > f->file_size || n > f->file_size - off) {
             errno = EIO;
             return false;
@@ -380,6 +388,7 @@ static bool index_buffers(struct etl_file *f)
 /* Frees a file and closes what it owns. */
 static void release(struct etl_file *f)
 {
+    etl_map_close(f);
     if (f->own_fd && f->fd >= 0)
         close(f->fd);
     free(f->ents);
@@ -513,6 +522,7 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
     f->fd = fd;
     f->own_fd = own >= 0;
     f->file_size = (uint64_t)sb.st_size;
+    etl_map_open(f); /* else read by copying */
     return finish_open(f, st);
 }
 
@@ -605,11 +615,14 @@ static bool entry_header(struct etl_file *f, const struct etl_bufent *e,
 {
     uint64_t off = ETL_ENT_OFFSET(e);
     uint8_t h[ETL_BUF_HEADER_SIZE];
-    if (!read_at(f, h, sizeof h, off)) {
+    if (f->mem) { /* the index holds no buffer whose header runs past the file */
+        decode_buffer_header(f->mem + off, off, b);
+    } else if (!read_at(f, h, sizeof h, off)) {
         etl_report(f, off, "cannot read buffer header: %s", strerror(errno));
         return false;
+    } else {
+        decode_buffer_header(h, off, b);
     }
-    decode_buffer_header(h, off, b);
     if (b->size > f->file_size - off) {
         b->size = (uint32_t)(f->file_size - off);
         b->truncated = 1;
@@ -617,54 +630,113 @@ static bool entry_header(struct etl_file *f, const struct etl_bufent *e,
     return true;
 }
 
+void etl_check_shrunk(struct etl_file *f)
+{
+    uint64_t at;
+    if (f->shrink_reported || !etl_map_shrunk(f, &at))
+        return;
+    f->shrink_reported = true;
+    struct stat sb;
+    long long now = fstat(f->fd, &sb) == 0 ? (long long)sb.st_size : -1;
+    etl_report(f, at, "the file shrank while it was read (from %llu bytes to %lld): "
+               "what lies past this offset was read as zeros",
+               (unsigned long long)f->file_size, now);
+}
+
+/* Reads the n bytes at the buffer's offset: in place when the file is
+ * mapped or a memory block, else into *mem. NULL after reporting a problem
+ * or running out of memory. */
+static const uint8_t *buffer_bytes(struct etl_file *f, const struct etl_buffer *b, size_t n,
+                                   uint8_t **mem, size_t *cap)
+{
+    if (f->mem)
+        return f->mem + b->offset; /* within the file: the index checked it */
+    if (!reserve(mem, cap, n)) {
+        f->nomem = true;
+        return NULL;
+    }
+    if (!read_at(f, *mem, n, b->offset)) {
+        etl_report(f, b->offset, "cannot read buffer: %s", strerror(errno));
+        return NULL;
+    }
+    return *mem;
+}
+
+/* Reads and decompresses compressed buffer l->b into l; false after
+ * reporting a problem. */
+static bool inflate_buffer(struct etl_file *f, struct etl_loaded *l)
+{
+    const struct etl_buffer *b = &l->b;
+    /* SavedOffset is the decompressed size, header included (§10). */
+    size_t out = b->saved_offset;
+    if (out < ETL_BUF_HEADER_SIZE || out > f->max_buf) {
+        etl_report(f, b->offset + BH_SAVED_OFFSET,
+                   "compressed buffer claims %u bytes: buffer skipped",
+                   (unsigned)b->saved_offset);
+        return false;
+    }
+    uint64_t inflate_max = INFLATE_BASE + INFLATE_RATIO * f->file_size;
+    if (f->inflated + out > inflate_max) {
+        etl_report(f, b->offset + BH_SAVED_OFFSET,
+                   "compressed buffers would expand to more than %llu bytes: "
+                   "buffer skipped", (unsigned long long)inflate_max);
+        return false;
+    }
+    f->inflated += out;
+    if (!reserve(&l->mem, &l->cap, out)) {
+        f->nomem = true;
+        return false;
+    }
+    const uint8_t *z = buffer_bytes(f, b, b->size, &l->zin, &l->zcap);
+    if (!z)
+        return false;
+    memcpy(l->mem, z, ETL_BUF_HEADER_SIZE);
+    size_t used = 0;
+    enum etl_lz77_status st =
+        etl_lz77_decompress(z + ETL_BUF_HEADER_SIZE, b->size - ETL_BUF_HEADER_SIZE,
+                            l->mem + ETL_BUF_HEADER_SIZE, out - ETL_BUF_HEADER_SIZE, &used);
+    if (st != ETL_LZ77_OK) {
+        etl_report(f, b->offset + ETL_BUF_HEADER_SIZE + used,
+                   "compressed buffer does not decompress (%s): buffer skipped",
+                   etl_lz77_strerror(st));
+        return false;
+    }
+    l->bytes = l->mem;
+    l->end = out;
+    count_progress(f, b->size);
+    return true;
+}
+
+/* Pages of a mapped file go back (map.c) each time about this many bytes
+ * were touched through it. A buffer counts for at least FAULT_WINDOW: the
+ * kernel maps the pages around one that is touched (up to 64 KiB on Linux). */
+#define RELEASE_STEP (16u * 1024u * 1024u)
+#define FAULT_WINDOW (64u * 1024u)
+
+/* Counts the bytes of a buffer about to be read through the mapping, and
+ * hands back every page of it at each RELEASE_STEP: those of buffers still
+ * being read are mapped again when next touched. */
+static void count_mapped(struct etl_file *f, uint32_t size)
+{
+    if (!f->map_len)
+        return;
+    f->touched += size > FAULT_WINDOW ? size : FAULT_WINDOW;
+    if (f->touched >= RELEASE_STEP) {
+        f->touched = 0;
+        etl_map_release(f, 0, f->file_size);
+    }
+}
+
 bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_loaded *l)
 {
     struct etl_buffer *b = &l->b;
+    etl_check_shrunk(f);
     l->end = ETL_BUF_HEADER_SIZE;
     if (!entry_header(f, e, b))
         return false;
-    if (b->flags & ETL_BUF_FLAG_COMPRESSED) {
-        /* SavedOffset is the decompressed size, header included (§10). */
-        size_t out = b->saved_offset;
-        if (out < ETL_BUF_HEADER_SIZE || out > f->max_buf) {
-            etl_report(f, b->offset + BH_SAVED_OFFSET,
-                       "compressed buffer claims %u bytes: buffer skipped",
-                       (unsigned)b->saved_offset);
-            return false;
-        }
-        uint64_t inflate_max = INFLATE_BASE + INFLATE_RATIO * f->file_size;
-        if (f->inflated + out > inflate_max) {
-            etl_report(f, b->offset + BH_SAVED_OFFSET,
-                       "compressed buffers would expand to more than %llu bytes: "
-                       "buffer skipped", (unsigned long long)inflate_max);
-            return false;
-        }
-        f->inflated += out;
-        if (!reserve(&l->zin, &l->zcap, b->size) || !reserve(&l->mem, &l->cap, out)) {
-            f->nomem = true;
-            return false;
-        }
-        if (!read_at(f, l->zin, b->size, b->offset)) {
-            etl_report(f, b->offset, "cannot read buffer: %s", strerror(errno));
-            return false;
-        }
-        memcpy(l->mem, l->zin, ETL_BUF_HEADER_SIZE);
-        size_t used = 0;
-        enum etl_lz77_status st =
-            etl_lz77_decompress(l->zin + ETL_BUF_HEADER_SIZE,
-                                b->size - ETL_BUF_HEADER_SIZE,
-                                l->mem + ETL_BUF_HEADER_SIZE,
-                                out - ETL_BUF_HEADER_SIZE, &used);
-        if (st != ETL_LZ77_OK) {
-            etl_report(f, b->offset + ETL_BUF_HEADER_SIZE + used,
-                       "compressed buffer does not decompress (%s): buffer skipped",
-                       etl_lz77_strerror(st));
-            return false;
-        }
-        l->end = out;
-        count_progress(f, b->size);
-        return true;
-    }
+    count_mapped(f, b->size);
+    if (b->flags & ETL_BUF_FLAG_COMPRESSED)
+        return inflate_buffer(f, l);
     /* Events end at the larger of SavedOffset and Offset, bounded by the
      * buffer (§2.1); the walk also stops at the 0xFF filler. Only the bytes
      * up to there are read. */
@@ -678,14 +750,9 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
     }
     if (end < ETL_BUF_HEADER_SIZE)
         end = ETL_BUF_HEADER_SIZE;
-    if (!reserve(&l->mem, &l->cap, end)) {
-        f->nomem = true;
+    l->bytes = buffer_bytes(f, b, end, &l->mem, &l->cap);
+    if (!l->bytes)
         return false;
-    }
-    if (!read_at(f, l->mem, end, b->offset)) {
-        etl_report(f, b->offset, "cannot read buffer: %s", strerror(errno));
-        return false;
-    }
     l->end = end;
     count_progress(f, b->size);
     return true;
@@ -698,15 +765,24 @@ void etl_loaded_free(struct etl_loaded *l)
     memset(l, 0, sizeof *l);
 }
 
+uint64_t etl_event_problem(const struct etl_event *ev, size_t at, const char *what,
+                           char *msg, size_t cap)
+{
+    size_t off = (size_t)ev->event_offset + (ev->size - ev->data_len) + at;
+    if (ev->compressed) {
+        snprintf(msg, cap, "byte 0x%zx of decompressed buffer: %s", off, what);
+        return ev->buffer_offset;
+    }
+    snprintf(msg, cap, "%s", what);
+    return ev->buffer_offset + off;
+}
+
 void etl_report_event(struct etl_file *f, const struct etl_event *ev, size_t at,
                       const char *msg)
 {
-    size_t off = (size_t)ev->event_offset + (ev->size - ev->data_len) + at;
-    if (ev->compressed)
-        etl_report(f, ev->buffer_offset, "byte 0x%zx of decompressed buffer: %s",
-                   off, msg);
-    else
-        etl_report(f, ev->buffer_offset + off, "%s", msg);
+    char text[256];
+    uint64_t off = etl_event_problem(ev, at, msg, text, sizeof text);
+    etl_report(f, off, "%s", text);
 }
 
 void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
@@ -734,7 +810,9 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
     for (;;) {
         size_t next;
         const char *why = NULL;
-        enum etl_parse_status st = etl_parse_event(l->mem, l->end, off, &ev, &next, &why);
+        enum etl_parse_status st = etl_parse_event(l->bytes, l->end, off, &ev, &next, &why);
+        if (st != ETL_PARSE_OK) /* first whether the zeros of a file that shrank ended it */
+            etl_check_shrunk(f);
         if (st == ETL_PARSE_END)
             break;
         if (st == ETL_PARSE_BAD) {
@@ -756,6 +834,7 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
     for (size_t i = 0; i < f->nents; i++)
         if (!walk_buffer(f, &f->ents[i], &l, fn, ctx))
             break;
+    etl_check_shrunk(f);
     etl_loaded_free(&l);
 }
 
@@ -782,6 +861,7 @@ void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
     for (size_t c = 0; c < ETL_MAX_CPUS && go; c++)
         if (first[c])
             go = walk_buffer(f, &f->ents[first[c] - 1], &l, fn, ctx);
+    etl_check_shrunk(f);
     etl_loaded_free(&l);
     free(first);
 }

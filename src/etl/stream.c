@@ -165,7 +165,7 @@ bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
             size_t next;
             const char *why = NULL;
             enum etl_parse_status st =
-                etl_parse_event(s->mem.mem, s->mem.end, s->pos, ev, &next, &why);
+                etl_parse_event(s->mem.bytes, s->mem.end, s->pos, ev, &next, &why);
             if (st == ETL_PARSE_OK) {
                 etl_event_in_buffer(ev, &s->mem.b);
                 s->pos = next;
@@ -175,6 +175,8 @@ bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
                 s->gap = gap;
                 return true;
             }
+            /* First whether the zeros of a file that shrank ended it. */
+            etl_check_shrunk(f);
             if (st == ETL_PARSE_BAD) {
                 etl_report_bad_record(f, &s->mem.b, s->pos, why);
                 gap = true;

@@ -75,6 +75,100 @@ static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
     return etl_print_status(p);
 }
 
+/* Bytes a cell other than a long string takes at most, separator included. */
+#define CELL_MAX 50
+
+/* Bytes that send a string from the file to csv_field: those that need
+ * quoting and every byte of a multi-byte sequence (checked there). */
+static const bool csv_special[256] = {
+    [','] = true, ['"'] = true, ['\r'] = true, ['\n'] = true,
+#define S16(b) [b] = true, [b + 1] = true, [b + 2] = true, [b + 3] = true, \
+    [b + 4] = true, [b + 5] = true, [b + 6] = true, [b + 7] = true, [b + 8] = true, \
+    [b + 9] = true, [b + 10] = true, [b + 11] = true, [b + 12] = true, [b + 13] = true, \
+    [b + 14] = true, [b + 15] = true
+    S16(0x80), S16(0x90), S16(0xA0), S16(0xB0), S16(0xC0), S16(0xD0), S16(0xE0), S16(0xF0),
+#undef S16
+};
+
+/* Copies string s[0..n) to q when it needs no quoting and no replacement
+ * (n < CELL_MAX); returns the bytes written, or 0 when csv_field must write
+ * it (an empty string writes nothing either way). */
+static size_t csv_plain(char *q, const char *s, size_t n, bool from_file)
+{
+    if (n >= CELL_MAX)
+        return 0;
+    if (from_file) {
+        if (n && (s[0] == ' ' || s[n - 1] == ' '))
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            if (csv_special[(unsigned char)s[i]])
+                return 0;
+    }
+    memcpy(q, s, n);
+    return n;
+}
+
+/* Writes the cells of row vals from column `from` on, at most CELL_MAX
+ * bytes each into one reservation of the output; returns the column it
+ * stopped at, before a cell that needs the slow path (or t->ncols), or
+ * SIZE_MAX after a write error. */
+static size_t csv_cells(struct etl_printer *p, const struct etl_table *t,
+                        const struct etl_value *vals, size_t from, bool sep)
+{
+    struct etl_out *o = p->out;
+    char *d = etl_out_space(o, (t->ncols - from) * CELL_MAX);
+    if (!d)
+        return SIZE_MAX;
+    char *q = d;
+    size_t i = from;
+    for (; i < t->ncols; i++) {
+        const struct etl_value *v = &vals[i];
+        if (i || sep)
+            *q++ = ',';
+        if (!v->set)
+            continue;
+        const struct etl_column *c = &t->cols[i];
+        switch (c->type) {
+        case ETL_COL_UINT:
+            q += etl_fmt_u64(v->v.u, q);
+            break;
+        case ETL_COL_INT:
+            q += etl_fmt_i64(v->v.i, q);
+            break;
+        case ETL_COL_DURATION:
+            q += etl_fmt_seconds(v->v.i, 9, q);
+            break;
+        case ETL_COL_TIME:
+            if (p->time_mode == ETL_TIME_REL) {
+                q += etl_fmt_seconds(etl_clock_ns(&p->clock, v->v.i), 9, q);
+                break;
+            }
+            goto scalar;
+        case ETL_COL_STR:
+        case ETL_COL_NAME: {
+            size_t n = strlen(v->v.s), k = csv_plain(q, v->v.s, n, c->type == ETL_COL_STR);
+            if (k == 0 && n > 0) {
+                etl_out_advance(o, (size_t)(q - d));
+                return i; /* csv_field writes it */
+            }
+            q += k;
+            break;
+        }
+        case ETL_COL_FIELDS:
+            etl_out_advance(o, (size_t)(q - d));
+            return i;
+        default:
+        scalar: {
+            bool num;
+            q += etl_format_scalar(p, c, v, q, &num);
+            break;
+        }
+        }
+    }
+    etl_out_advance(o, (size_t)(q - d));
+    return i;
+}
+
 static int csv_row(struct etl_printer *p, const struct etl_value *vals)
 {
     const struct etl_table *t = p->table;
@@ -82,38 +176,22 @@ static int csv_row(struct etl_printer *p, const struct etl_value *vals)
     bool file = etl_print_file_column(p, t);
     if (file && p->file)
         csv_field(o, p->file, strlen(p->file));
-    for (size_t i = 0; i < t->ncols; i++) {
-        /* Room for a separator and any non-string cell. */
-        char *dst = etl_out_space(o, 64);
-        if (!dst)
-            return -1;
-        size_t n = 0;
-        if (i || file)
-            dst[n++] = ',';
-        if (vals[i].set) {
-            const struct etl_column *c = &t->cols[i];
-            if (c->type == ETL_COL_STR) {
-                etl_out_advance(o, n);
-                csv_field(o, vals[i].v.s, strlen(vals[i].v.s));
-                continue;
-            }
-            if (c->type == ETL_COL_FIELDS) {
-                /* The JSON object as one quoted field. */
-                etl_out_advance(o, n);
-                etl_fields_json_csv(vals[i].v.p, o);
-                continue;
-            }
-            if (c->type == ETL_COL_NAME) {
-                /* etldump's own names: never a comma, quote or line end. */
-                etl_out_advance(o, n);
-                etl_out_puts(o, vals[i].v.s);
-                continue;
-            }
-            bool num;
-            n += etl_format_scalar(p, c, &vals[i], dst + n, &num);
-        }
-        etl_out_advance(o, n);
+    size_t i = 0;
+    for (;;) {
+        i = csv_cells(p, t, vals, i, file);
+        if (i >= t->ncols)
+            break;
+        /* The cell csv_cells left: its separator is written. */
+        if (t->cols[i].type == ETL_COL_FIELDS)
+            etl_fields_json_csv(vals[i].v.p, o); /* the JSON object as one quoted field */
+        else
+            csv_field(o, vals[i].v.s, strlen(vals[i].v.s));
+        if (++i == t->ncols)
+            break;
+        file = true; /* every later cell has its separator */
     }
+    if (i == SIZE_MAX)
+        return -1;
     csv_eol(p);
     return etl_print_status(p);
 }

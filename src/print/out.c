@@ -4,6 +4,7 @@
 #include "print/out.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -15,6 +16,32 @@ bool etl_out_init(struct etl_out *o, int fd, size_t cap)
     o->cap = cap;
     o->buf = malloc(cap);
     return o->buf != NULL;
+}
+
+bool etl_out_init_mem(struct etl_out *o, size_t cap)
+{
+    return etl_out_init(o, -1, cap ? cap : 1);
+}
+
+/* Grows a memory output to hold n more bytes; 0, or -1 (ENOMEM kept). */
+static int grow(struct etl_out *o, size_t n)
+{
+    size_t cap = o->cap;
+    while (cap - o->len < n) {
+        if (cap > SIZE_MAX / 2) {
+            o->err = ENOMEM;
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *b = realloc(o->buf, cap);
+    if (!b) {
+        o->err = ENOMEM;
+        return -1;
+    }
+    o->buf = b;
+    o->cap = cap;
+    return 0;
 }
 
 /* Writes all of p[0..n) to the descriptor; returns 0 or -1 with o->err set. */
@@ -38,13 +65,31 @@ int etl_out_flush(struct etl_out *o)
 {
     if (o->err)
         return -1;
+    if (o->fd < 0) /* a memory output keeps its bytes */
+        return 0;
     int r = write_all(o, o->buf, o->len);
     o->len = 0;
     return r;
 }
 
+int etl_out_room(struct etl_out *o, size_t n)
+{
+    if (o->err)
+        return -1;
+    if (o->fd < 0)
+        return n <= o->cap - o->len ? 0 : grow(o, n);
+    return etl_out_flush(o);
+}
+
 int etl_out_write_slow(struct etl_out *o, const void *p, size_t n)
 {
+    if (o->fd < 0) {
+        if (grow(o, n) != 0)
+            return -1;
+        memcpy(o->buf + o->len, p, n);
+        o->len += n;
+        return 0;
+    }
     if (etl_out_flush(o) != 0)
         return -1;
     if (n >= o->cap)

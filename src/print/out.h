@@ -1,6 +1,8 @@
 /*
  * out.h - a buffered output stream over a file descriptor that remembers the
  * first write error, so printers can write freely and callers check once.
+ * An output without a descriptor (etl_out_init_mem) keeps everything in its
+ * buffer, which grows: rows formatted ahead of being written (pipeline.h).
  */
 #ifndef ETLDUMP_OUT_H
 #define ETLDUMP_OUT_H
@@ -15,7 +17,7 @@
 #define ETL_OUT_BUFFER (1u << 16)
 
 struct etl_out {
-    int fd;
+    int fd;              /* -1: a memory output */
     char *buf;
     size_t len, cap;
     int err;             /* errno of the first failed write, 0 if none */
@@ -23,6 +25,20 @@ struct etl_out {
 
 /* Sets up o to write to fd with a buffer of cap bytes; false when out of memory. */
 bool etl_out_init(struct etl_out *o, int fd, size_t cap);
+
+/* Sets up o as a memory output, its buffer cap bytes to start with; false
+ * when out of memory. Its bytes stay in buf[0..len) until etl_out_reset. */
+bool etl_out_init_mem(struct etl_out *o, size_t cap);
+
+/* Empties a memory output (keeps its buffer and any error). */
+static inline void etl_out_reset(struct etl_out *o)
+{
+    o->len = 0;
+}
+
+/* Makes room for n more bytes: flushes an output to a descriptor (n at most
+ * its buffer's size), grows a memory output. 0, or -1 with o->err set. */
+int etl_out_room(struct etl_out *o, size_t n);
 
 /* Writes the buffered bytes to the descriptor; returns 0 or -1 (o->err set). */
 int etl_out_flush(struct etl_out *o);
@@ -46,14 +62,15 @@ static inline int etl_out_write(struct etl_out *o, const void *p, size_t n)
     return etl_out_write_slow(o, p, n);
 }
 
-/* Returns room for n bytes (n at most the buffer's size) at the end of the
- * buffered output, flushing first if needed; NULL once a write has failed.
- * The caller then reports what it wrote with etl_out_advance. */
+/* Returns room for n bytes (n at most the buffer's size, for an output to
+ * a descriptor) at the end of the buffered output, flushing or growing
+ * first if needed; NULL once a write has failed. The caller then reports
+ * what it wrote with etl_out_advance. */
 static inline char *etl_out_space(struct etl_out *o, size_t n)
 {
     if (o->err)
         return NULL;
-    if (n > o->cap - o->len && etl_out_flush(o) != 0)
+    if (n > o->cap - o->len && etl_out_room(o, n) != 0)
         return NULL;
     return o->buf + o->len;
 }

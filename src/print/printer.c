@@ -45,6 +45,26 @@ struct etl_printer *etl_printer_new(const char *name, struct etl_out *out,
     return p;
 }
 
+struct etl_printer *etl_printer_fork(const struct etl_printer *p, struct etl_out *out)
+{
+    struct etl_printer *f = malloc(sizeof *f);
+    if (!f)
+        return NULL;
+    *f = *p;
+    f->out = out;
+    f->fork = true;
+    f->priv = NULL; /* printers with state make their own on first use */
+    return f;
+}
+
+int etl_print_raw(struct etl_printer *p, const char *bytes, size_t n)
+{
+    if (p->ops->raw)
+        return p->ops->raw(p, bytes, n);
+    etl_out_write(p->out, bytes, n);
+    return etl_print_status(p);
+}
+
 void etl_printer_free(struct etl_printer *p)
 {
     if (!p)

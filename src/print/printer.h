@@ -89,6 +89,10 @@ struct etl_printer_ops {
     /* All files are done: close the document and flush. */
     int (*finish)(struct etl_printer *p);
     void (*destroy)(struct etl_printer *p);
+    /* Writes rows formatted by a fork of this printer (etl_printer_fork),
+     * as the rows themselves would have been written; by default they are
+     * appended to the output. */
+    int (*raw)(struct etl_printer *p, const char *bytes, size_t n);
     /* An output that is not a table (src/export/): it reads the file itself
      * and writes its own bytes, in place of the view. 0, or -1 after a
      * write error. */
@@ -105,8 +109,18 @@ struct etl_printer {
     const char *file;          /* the current input's name (for the file column) */
     const struct etl_table *table;
     bool header_done;          /* CSV: the header row has been written */
+    bool fork;                 /* a fork: rows only, into a memory output */
     void *priv;
 };
+
+/* Returns a copy of p that formats rows of p's current table, as p would,
+ * into out (a memory output) and does nothing else: a thread formats rows
+ * ahead with it, and p writes them with etl_print_raw. NULL when out of
+ * memory. Free it with etl_printer_free. */
+struct etl_printer *etl_printer_fork(const struct etl_printer *p, struct etl_out *out);
+
+/* Writes bytes a fork of p formatted, in the place of its rows. */
+int etl_print_raw(struct etl_printer *p, const char *bytes, size_t n);
 
 /* Returns true if rows of table t get a leading `file` column from the
  * printer (with_filename, and the table has no `file` column first). */

@@ -50,9 +50,9 @@
 #define INDENT_LEN 2
 
 struct xml_state {
-    xmlTextWriterPtr w;
-    char *row;           /* the row being composed */
-    size_t row_len, row_cap;
+    xmlTextWriterPtr w;  /* NULL in a fork */
+    struct etl_out row;  /* the row being composed (a memory output) */
+    bool row_ok;         /* row is set up */
     char *val;           /* one field's value (ETL_COL_FIELDS) */
     size_t val_cap;
     const struct etl_table *lens_of; /* the table name_len[] describes */
@@ -207,6 +207,8 @@ static struct xml_state *xml_get(struct etl_printer *p)
         }
         p->priv = x;
     }
+    if (p->fork) /* a fork formats rows only: no writer, no document */
+        return x;
     if (!x->w) {
         /* libxml2 is set up on first use (etl_library_end releases it). */
         etl_xml_setup();
@@ -252,43 +254,22 @@ static int xml_attr_str(struct etl_printer *p, xmlTextWriterPtr w, const char *n
     return rc < 0 ? -1 : 0;
 }
 
-/* Makes room for more bytes after the row composed so far; 0 or -1. */
-static int row_reserve(struct xml_state *x, size_t more)
+/* Appends ` name="` (name is n bytes) to the row in o and makes room for
+ * value_max more bytes; returns where the value goes, or NULL when out of
+ * memory. */
+static char *row_attr_start(struct etl_out *o, const char *name, size_t n,
+                            size_t value_max)
 {
-    if (more <= x->row_cap - x->row_len)
-        return 0;
-    size_t cap = x->row_cap ? x->row_cap : 4096;
-    while (cap - x->row_len < more) {
-        if (cap > SIZE_MAX / 2)
-            return -1;
-        cap *= 2;
-    }
-    char *r = realloc(x->row, cap);
-    if (!r)
-        return -1;
-    x->row = r;
-    x->row_cap = cap;
-    return 0;
-}
-
-/* Appends n bytes to the row (room reserved). */
-static void row_put(struct xml_state *x, const char *s, size_t n)
-{
-    memcpy(x->row + x->row_len, s, n);
-    x->row_len += n;
-}
-
-/* Appends ` name="` (name is n bytes) to the row and makes room for
- * value_max more bytes; 0 or -1. */
-static int row_attr_start(struct xml_state *x, const char *name, size_t n,
-                          size_t value_max)
-{
-    if (row_reserve(x, n + 4 + value_max) < 0)
-        return -1;
-    x->row[x->row_len++] = ' ';
-    row_put(x, name, n);
-    row_put(x, "=\"", 2);
-    return 0;
+    if (value_max > SIZE_MAX - 8 - n)
+        return NULL;
+    char *d = etl_out_space(o, n + 4 + value_max);
+    if (!d)
+        return NULL;
+    d[0] = ' ';
+    memcpy(d + 1, name, n);
+    memcpy(d + 1 + n, "=\"", 2);
+    etl_out_advance(o, n + 3);
+    return d + n + 3;
 }
 
 /* Whether byte c stands for itself in an attribute value: printable ASCII
@@ -299,9 +280,8 @@ static inline bool plain_byte(unsigned char c)
 }
 
 /* Appends attribute name="str" (name is nlen bytes; str cleaned and
- * escaped) to the row; 0 or -1. */
-static int row_attr_str(struct xml_state *x, const char *name, size_t nlen,
-                        const char *str)
+ * escaped) to the row in o; 0 or -1 when out of memory. */
+static int row_attr_str(struct etl_out *o, const char *name, size_t nlen, const char *str)
 {
     /* Most strings (all of etldump's names) need neither: copy them. */
     const unsigned char *u = (const unsigned char *)str;
@@ -309,10 +289,12 @@ static int row_attr_str(struct xml_state *x, const char *name, size_t nlen,
     while (plain_byte(u[i]))
         i++;
     if (u[i] == 0) {
-        if (row_attr_start(x, name, nlen, i + 1) < 0)
+        char *d = row_attr_start(o, name, nlen, i + 1);
+        if (!d)
             return -1;
-        row_put(x, str, i);
-        x->row[x->row_len++] = '"';
+        memcpy(d, str, i);
+        d[i] = '"';
+        etl_out_advance(o, i + 1);
         return 0;
     }
     char buf[CLEAN_STACK];
@@ -322,10 +304,12 @@ static int row_attr_str(struct xml_state *x, const char *name, size_t nlen,
         return -1;
     size_t n = strlen(s);
     int rc = -1;
+    char *d;
     if (n <= (SIZE_MAX - 64) / ESCAPE_MAX &&
-        row_attr_start(x, name, nlen, ESCAPE_MAX * n + 1) == 0) {
-        x->row_len += xml_escape(x->row + x->row_len, s, n);
-        x->row[x->row_len++] = '"';
+        (d = row_attr_start(o, name, nlen, ESCAPE_MAX * n + 1)) != NULL) {
+        size_t k = xml_escape(d, s, n);
+        d[k] = '"';
+        etl_out_advance(o, k + 1);
         rc = 0;
     }
     free(heap);
@@ -333,9 +317,9 @@ static int row_attr_str(struct xml_state *x, const char *name, size_t nlen,
 }
 
 /* Appends a <data name="..." value="..."/> child per field of fl (flattened
- * names, values as the text view shows them, unquoted) to the row; 0 or -1
- * when out of memory. */
-static int row_fields(struct xml_state *x, const struct etl_fields *fl)
+ * names, values as the text view shows them, unquoted) to the row in o; 0
+ * or -1 when out of memory. */
+static int row_fields(struct xml_state *x, struct etl_out *o, const struct etl_fields *fl)
 {
     struct etl_fields_iter it;
     etl_fields_iter_init(&it);
@@ -356,24 +340,22 @@ static int row_fields(struct xml_state *x, const struct etl_fields *fl)
         size_t nul = 0;
         for (size_t i = 0; i < need; i++)
             nul += x->val[i] == '\0';
-        for (size_t i = need, o = need + 2 * nul; nul > 0 && i-- > 0;) {
+        for (size_t i = need, k = need + 2 * nul; nul > 0 && i-- > 0;) {
             if (x->val[i] != '\0') {
-                x->val[--o] = x->val[i];
+                x->val[--k] = x->val[i];
             } else {
-                o -= 3;
-                memcpy(x->val + o, "\xEF\xBF\xBD", 3);
+                k -= 3;
+                memcpy(x->val + k, "\xEF\xBF\xBD", 3);
             }
         }
         x->val[need + 2 * nul] = '\0';
-        if (row_reserve(x, 3 * INDENT_LEN + 5) < 0)
+        etl_out_write(o, INDENT INDENT INDENT "<data", 3 * INDENT_LEN + 5);
+        if (row_attr_str(o, "name", 4, it.name) < 0 ||
+            row_attr_str(o, "value", 5, x->val) < 0)
             return -1;
-        row_put(x, INDENT INDENT INDENT "<data", 3 * INDENT_LEN + 5);
-        if (row_attr_str(x, "name", 4, it.name) < 0 ||
-            row_attr_str(x, "value", 5, x->val) < 0 || row_reserve(x, 3) < 0)
-            return -1;
-        row_put(x, "/>\n", 3);
+        etl_out_write(o, "/>\n", 3);
     }
-    return 0;
+    return o->err ? -1 : 0;
 }
 
 /* ---- printer operations ------------------------------------------------- */
@@ -408,29 +390,25 @@ static int xml_begin_file(struct etl_printer *p, const char *path)
     return etl_print_status(p);
 }
 
-static int xml_row(struct etl_printer *p, const struct etl_value *vals)
+/* Writes one row element of table t at o: indented as inside <file>, with
+ * its line break. 0, or -1 when out of memory. */
+static int xml_compose(struct etl_printer *p, struct xml_state *x,
+                       const struct etl_table *t, const struct etl_value *vals,
+                       struct etl_out *o)
 {
-    struct xml_state *x = xml_get(p);
-    const struct etl_table *t = p->table;
-    if (!x || x->finished || !t)
-        return -1;
-    /* The row goes in raw, so it carries its own line break and indent. */
     size_t name_len = strlen(t->name);
-    x->row_len = 0;
-    if (row_reserve(x, 1 + 2 * INDENT_LEN + 1 + name_len) < 0)
-        return xml_nomem(p);
-    if (x->tag_open)
-        x->row[x->row_len++] = '\n'; /* the writer adds '>' but no newline */
-    row_put(x, INDENT INDENT, x->in_file ? 2 * INDENT_LEN : INDENT_LEN);
-    x->row[x->row_len++] = '<';
-    row_put(x, t->name, name_len);
+    char *d = etl_out_space(o, 2 * INDENT_LEN + 1 + name_len);
+    if (!d)
+        return -1;
+    memcpy(d, INDENT INDENT "<", 2 * INDENT_LEN + 1);
+    memcpy(d + 2 * INDENT_LEN + 1, t->name, name_len);
+    etl_out_advance(o, 2 * INDENT_LEN + 1 + name_len);
     if (x->lens_of != t) {
         size_t n = t->ncols < 64 ? t->ncols : 64;
         for (size_t i = 0; i < n; i++)
             x->name_len[i] = strlen(t->cols[i].name);
         x->lens_of = t;
     }
-    char buf[64];
     const struct etl_fields *fl = NULL;
     for (size_t i = 0; i < t->ncols; i++) {
         if (!vals[i].set)
@@ -443,38 +421,80 @@ static int xml_row(struct etl_printer *p, const struct etl_value *vals)
             /* Names are etldump's own ASCII, but checking them costs one
              * scan and keeps the document well-formed whatever a view
              * hands over. */
-            if (row_attr_str(x, c->name, nlen, vals[i].v.s) < 0)
-                return xml_nomem(p);
+            if (row_attr_str(o, c->name, nlen, vals[i].v.s) < 0)
+                return -1;
         } else {
+            /* Digits, 0x..., GUIDs, ISO times: no escapes. */
+            char *v = row_attr_start(o, c->name, nlen, 48 + 1);
+            if (!v)
+                return -1;
             bool num;
-            size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);
-            if (row_attr_start(x, c->name, nlen, n + 1) < 0)
-                return xml_nomem(p);
-            row_put(x, buf, n); /* digits, 0x..., GUIDs, ISO times: no escapes */
-            x->row[x->row_len++] = '"';
+            size_t n = etl_format_scalar(p, c, &vals[i], v, &num);
+            v[n] = '"';
+            etl_out_advance(o, n + 1);
         }
     }
     if (fl && fl->n) {
         /* <event ...> <data .../>... </event> */
-        if (row_reserve(x, 2) < 0)
-            return xml_nomem(p);
-        row_put(x, ">\n", 2);
-        if (row_fields(x, fl) < 0 || row_reserve(x, 2 * INDENT_LEN + 4 + name_len) < 0)
-            return xml_nomem(p);
-        row_put(x, INDENT INDENT "</", 2 * INDENT_LEN + 2);
-        row_put(x, t->name, name_len);
-        row_put(x, ">\n", 2);
+        etl_out_write(o, ">\n", 2);
+        if (row_fields(x, o, fl) < 0)
+            return -1;
+        etl_out_write(o, INDENT INDENT "</", 2 * INDENT_LEN + 2);
+        etl_out_write(o, t->name, name_len);
+        etl_out_write(o, ">\n", 2);
     } else {
-        if (row_reserve(x, 3) < 0)
-            return xml_nomem(p);
-        row_put(x, "/>\n", 3);
+        etl_out_write(o, "/>\n", 3);
     }
-    if (x->row_len > INT32_MAX ||
-        xmlTextWriterWriteRawLen(x->w, BAD_CAST x->row, (int)x->row_len) < 0)
+    return o->err ? -1 : 0;
+}
+
+/* Hands bytes to the writer raw, in pieces its int lengths can take. */
+static int write_raw(struct xml_state *x, const char *b, size_t n)
+{
+    while (n > 0) {
+        int k = n > (1u << 30) ? (1 << 30) : (int)n;
+        if (xmlTextWriterWriteRawLen(x->w, BAD_CAST b, k) < 0)
+            return -1;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int xml_raw(struct etl_printer *p, const char *bytes, size_t n)
+{
+    struct xml_state *x = xml_get(p);
+    if (!x || x->finished)
+        return -1;
+    /* Rows go in raw, so they carry their own line breaks and indents; the
+     * writer closes an open start tag with '>' but adds no line break. */
+    if ((x->tag_open && write_raw(x, "\n", 1) < 0) || write_raw(x, bytes, n) < 0)
         return -1;
     x->tag_open = false;
     x->raw_last = true;
     return etl_print_status(p);
+}
+
+static int xml_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    struct xml_state *x = xml_get(p);
+    const struct etl_table *t = p->table;
+    if (!x || x->finished || !t)
+        return -1;
+    if (p->fork) /* into the fork's memory output, as it is */
+        return xml_compose(p, x, t, vals, p->out) < 0 ? xml_nomem(p) : etl_print_status(p);
+    if (!x->row_ok) {
+        if (!etl_out_init_mem(&x->row, 4096))
+            return xml_nomem(p);
+        x->row_ok = true;
+    }
+    etl_out_reset(&x->row);
+    if (xml_compose(p, x, t, vals, &x->row) < 0)
+        return xml_nomem(p);
+    /* Rows are written inside <file>; one outside it (not expected) is
+     * indented one level less. */
+    size_t skip = x->in_file ? 0 : INDENT_LEN;
+    return xml_raw(p, x->row.buf + skip, x->row.len - skip);
 }
 
 static int xml_problem(struct etl_printer *p, uint64_t offset, const char *msg)
@@ -533,7 +553,8 @@ static void xml_destroy(struct etl_printer *p)
         return;
     if (x->w)
         xmlFreeTextWriter(x->w); /* also frees the output buffer */
-    free(x->row);
+    if (x->row_ok)
+        etl_out_fini(&x->row);
     free(x->val);
     free(x);
     p->priv = NULL;
@@ -562,6 +583,11 @@ static int op_row(struct etl_printer *p, const struct etl_value *vals)
     return checked(p, xml_row(p, vals));
 }
 
+static int op_raw(struct etl_printer *p, const char *bytes, size_t n)
+{
+    return checked(p, xml_raw(p, bytes, n));
+}
+
 static int op_problem(struct etl_printer *p, uint64_t offset, const char *msg)
 {
     return checked(p, xml_problem(p, offset, msg));
@@ -582,6 +608,7 @@ const struct etl_printer_ops etl_print_xml = {
     .wants_info = true,
     .begin_file = op_begin_file,
     .row = op_row,
+    .raw = op_raw,
     .problem = op_problem,
     .end_file = op_end_file,
     .finish = op_finish,

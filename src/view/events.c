@@ -10,6 +10,7 @@
 #include "decode/dispatch.h"
 #include "decode/payload.h"
 #include "decode/process.h"
+#include "pipeline.h"
 #include "view/view.h"
 
 enum {
@@ -47,6 +48,21 @@ static const struct etl_column event_cols[E_COUNT] = {
 };
 
 const struct etl_table etl_table_events = { "event", event_cols, E_COUNT, false };
+/* --no-fields: the same rows without their last column. */
+static const struct etl_table events_no_fields = { "event", event_cols, E_FIELDS, false };
+
+/* The cells of the Process and Thread columns (E_PROCESS_ID ... E_USER_SID). */
+#define PT_FIRST E_PROCESS_ID
+#define PT_COUNT (E_USER_SID - E_PROCESS_ID + 1)
+
+/* One event as the view's thread leaves it; its data, extended items and
+ * strings are kept by the pipeline. */
+struct ev_item {
+    struct etl_event ev;
+    const char *name;              /* --no-fields: its name (or NULL) */
+    bool pt_problem;               /* its Process/Thread record reported one */
+    struct etl_value pt[PT_COUNT];
+};
 
 struct events_ctx {
     struct etl_printer *p;
@@ -55,7 +71,10 @@ struct events_ctx {
     const struct etl_filter *flt;  /* NULL: every event */
     struct etl_procmap *map;       /* for --process only */
     struct etl_payload *pl;        /* names and payloads */
+    struct etl_payload **dec;      /* per thread: pl, then forks of it */
+    unsigned threads;
     const struct etl_clock *clk;
+    struct etl_pipe *pp;
     char *text;                    /* the strings of one Process/Thread event */
     size_t text_cap;
     int rc;
@@ -74,10 +93,21 @@ static bool text_room(struct events_ctx *x, size_t n)
     return true;
 }
 
-/* Fills the Process/Thread columns of v from the event's decoded record. */
-static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
-                     const struct etl_record *rec, struct etl_value *v)
+/* Sets the string cell v to the converted string at t; returns its length
+ * plus its terminator. */
+static size_t set_text(struct etl_value *v, const char *t)
 {
+    v->v.s = t;
+    v->set = true;
+    return strlen(t) + 1;
+}
+
+/* Fills the Process/Thread cells pt (PT_FIRST on) from the event's decoded
+ * record, its strings in x->text. */
+static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
+                     const struct etl_record *rec, struct etl_value *pt)
+{
+    struct etl_value *v = pt - PT_FIRST; /* indexed by column */
     unsigned kind = rec->dec->kind;
     if (!rec->valid)
         return;
@@ -100,22 +130,18 @@ static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
         if (r->has & PR_IMAGE) {
             memcpy(t, r->image, r->image_len);
             t[r->image_len] = '\0';
-            v[E_IMAGE].v.s = t;
-            v[E_IMAGE].set = true;
-            t += r->image_len + 1;
-            left -= r->image_len + 1;
+            size_t n = set_text(&v[E_IMAGE], t);
+            t += n;
+            left -= n;
         }
         if (r->has & PR_CMDLINE) {
-            size_t n = etl_u16str_utf8(&r->cmdline, t, left);
-            v[E_COMMAND_LINE].v.s = t;
-            v[E_COMMAND_LINE].set = true;
-            t += n + 1;
-            left -= n + 1;
+            etl_u16str_utf8(&r->cmdline, t, left);
+            size_t n = set_text(&v[E_COMMAND_LINE], t);
+            t += n;
+            left -= n;
         }
-        if (etl_process_sid(r, t, left)) {
-            v[E_USER_SID].v.s = t;
-            v[E_USER_SID].set = true;
-        }
+        if (etl_process_sid(r, t, left))
+            set_text(&v[E_USER_SID], t);
     } else {
         const struct etl_thread_rec *r = &rec->u.thr;
         v[E_PROCESS_ID].v.u = r->pid;
@@ -124,49 +150,68 @@ static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
         v[E_THREAD_ID].set = true;
         if (r->has & TR_NAME) {
             etl_u16str_utf8(&r->name, t, left);
-            v[E_THREAD_NAME].v.s = t;
-            v[E_THREAD_NAME].set = true;
+            set_text(&v[E_THREAD_NAME], t);
         }
     }
 }
 
-/* Prints one event row; false to stop (write error, --strict, no memory). */
-static bool event_row(void *vctx, const struct etl_event *ev)
+/* Hands the strings of the set string cells of pt to the pipeline; false
+ * when out of memory. */
+static bool keep_strings(struct etl_pipe *pp, struct etl_value *pt)
 {
-    struct events_ctx *x = vctx;
-    struct etl_value v[E_COUNT];
-    for (int i = E_PROCESS_ID; i < E_COUNT; i++)
-        v[i].set = false;
-    /* Decoded (and any damage reported) whether the row is shown or not. */
-    struct etl_record rec;
-    const struct etl_decoder *d = etl_dispatch(ev);
-    if (d->kind == ETL_REC_PROCESS || d->kind == ETL_REC_THREAD) {
-        etl_decode(ev, d, &rec);
-        pt_cells(x, ev, &rec, v);
-        if (rec.problem)
-            etl_report_event(x->f, ev, rec.at, rec.problem);
-    } else {
-        rec.dec = d;
-        rec.valid = false;
-        rec.problem = NULL;
+    for (size_t i = 0; i < PT_COUNT; i++) {
+        if (!pt[i].set || event_cols[PT_FIRST + i].type != ETL_COL_STR)
+            continue;
+        pt[i].v.s = etl_pipe_keep(pp, pt[i].v.s, strlen(pt[i].v.s) + 1);
+        if (!pt[i].v.s)
+            return false;
     }
-    const char *name = NULL;
-    if (x->flt && etl_filter_names(x->flt))
-        name = etl_payload_name(x->pl, ev);
-    if (x->flt && !etl_filter_event(x->flt, x->clk, x->map, ev, &rec, name))
-        return !(x->o->strict && etl_file_problems(x->f)) && !etl_file_is_nomem(x->f);
-    size_t at;
-    if (etl_payload_decode(x->pl, ev, &name, &at) == ETL_FDEC_DAMAGED && !rec.problem) {
-        /* Once per event: a Process or Thread record reported its own. */
-        char msg[ETL_PAYLOAD_NAME_MAX + 64];
-        snprintf(msg, sizeof msg, "%s: payload field runs past the end of the event",
-                 name ? name : "event");
-        etl_report_event(x->f, ev, at, msg);
+    return true;
+}
+
+/* Copies the event into the item, its bytes kept by the pipeline; false
+ * when out of memory. */
+static bool keep_event(struct etl_pipe *pp, struct ev_item *it, const struct etl_event *ev)
+{
+    it->ev = *ev;
+    it->ev.ext = NULL; /* not read past the view's thread */
+    it->ev.data = etl_pipe_keep(pp, ev->data, ev->data_len);
+    if (!it->ev.data)
+        return false;
+    if (ev->ext_items) {
+        it->ev.ext_items = etl_pipe_keep(pp, ev->ext_items, ev->ext_items_len);
+        if (!it->ev.ext_items)
+            return false;
+    }
+    return true;
+}
+
+/* Prints the row of one event: its payload decoded here, any damage in it
+ * reported through the pipeline (on any of its threads). */
+static int render_event(struct etl_printer *p, const void *item, void *vctx,
+                        struct etl_pipe_job *job)
+{
+    const struct ev_item *it = item;
+    const struct events_ctx *x = vctx;
+    const struct etl_event *ev = &it->ev;
+    struct etl_value v[E_COUNT];
+    memcpy(v + PT_FIRST, it->pt, sizeof it->pt);
+    const char *name = it->name;
+    if (!x->o->no_fields) {
+        struct etl_payload *dec = x->dec[job->thread];
+        size_t at;
+        if (etl_payload_decode(dec, ev, &name, &at) == ETL_FDEC_DAMAGED && !it->pt_problem) {
+            /* Once per event: a Process or Thread record reported its own. */
+            char what[ETL_PAYLOAD_NAME_MAX + 64], msg[256];
+            snprintf(what, sizeof what, "%s: payload field runs past the end of the event",
+                     name ? name : "event");
+            etl_pipe_report(job, etl_event_problem(ev, at, what, msg, sizeof msg), msg);
+        }
+        v[E_FIELDS].v.p = &dec->fields;
+        v[E_FIELDS].set = true;
     }
     v[E_EVENT_NAME].v.s = name;
     v[E_EVENT_NAME].set = name != NULL;
-    v[E_FIELDS].v.p = &x->pl->fields;
-    v[E_FIELDS].set = true;
     bool ts = (ev->flags & ETL_EV_TS) != 0;
     bool tid = (ev->flags & ETL_EV_TID) != 0;
     v[E_CPU].v.u = ev->cpu;
@@ -197,9 +242,93 @@ static bool event_row(void *vctx, const struct etl_event *ev)
     v[E_BUFFER_OFFSET].set = true;
     v[E_EVENT_OFFSET].v.u = ev->event_offset;
     v[E_EVENT_OFFSET].set = true;
-    x->rc = etl_print_row(x->p, v);
+    return etl_print_row(p, v);
+}
+
+/* Takes one event: decodes its Process/Thread record (reporting damage
+ * whether the row is shown or not), applies the filters and hands the row
+ * to the pipeline. False to stop (write error, --strict, no memory). */
+static bool event_row(void *vctx, const struct etl_event *ev)
+{
+    struct events_ctx *x = vctx;
+    struct ev_item *it = etl_pipe_slot(x->pp);
+    if (!it) {
+        x->rc = -1;
+        return false;
+    }
+    for (size_t i = 0; i < PT_COUNT; i++)
+        it->pt[i].set = false;
+    struct etl_record rec;
+    const struct etl_decoder *d = etl_dispatch(ev);
+    if (d->kind == ETL_REC_PROCESS || d->kind == ETL_REC_THREAD) {
+        etl_decode(ev, d, &rec);
+        pt_cells(x, ev, &rec, it->pt);
+        if (rec.problem)
+            etl_report_event(x->f, ev, rec.at, rec.problem);
+    } else {
+        rec.dec = d;
+        rec.valid = false;
+        rec.problem = NULL;
+    }
+    it->pt_problem = rec.problem != NULL;
+    const char *name = NULL;
+    if ((x->flt && etl_filter_names(x->flt)) || x->o->no_fields)
+        name = etl_payload_name(x->pl, ev);
+    if (x->flt && !etl_filter_event(x->flt, x->clk, x->map, ev, &rec, name))
+        return !(x->o->strict && etl_file_problems(x->f)) && !etl_file_is_nomem(x->f);
+    it->name = name;
+    if (name && !(it->name = etl_pipe_keep(x->pp, name, strlen(name) + 1)))
+        return false;
+    if (!keep_event(x->pp, it, ev) || !keep_strings(x->pp, it->pt))
+        return false;
+    x->rc = etl_pipe_commit(x->pp);
     return x->rc == 0 && !(x->o->strict && etl_file_problems(x->f)) &&
            !etl_file_is_nomem(x->f);
+}
+
+/* Sets up a decoder per thread beyond the first (which uses x->pl); false
+ * when out of memory. */
+static bool decoders_new(struct events_ctx *x)
+{
+    x->dec = calloc(x->threads, sizeof *x->dec);
+    if (!x->dec)
+        return false;
+    x->dec[0] = x->pl;
+    for (unsigned i = 1; i < x->threads; i++)
+        if (!(x->dec[i] = etl_payload_fork(x->pl)))
+            return false;
+    return true;
+}
+
+static void decoders_free(struct events_ctx *x)
+{
+    for (unsigned i = 1; x->dec && i < x->threads; i++)
+        etl_payload_free(x->dec[i]);
+    free(x->dec);
+}
+
+/* Prints every event through a pipeline, once the payload pre-pass is done. */
+static int print_events(struct events_ctx *x, struct etl_streams *s)
+{
+    const struct etl_table *t = x->o->no_fields ? &events_no_fields : &etl_table_events;
+    int rc = etl_print_begin_table(x->p, t);
+    if (rc != 0)
+        return rc;
+    /* Damage found while decoding a payload is reported from render_event:
+     * --strict, which stops at the first problem, reads on one thread. */
+    x->threads = x->o->strict ? 1 : etl_pipe_threads(x->o->threads,
+                                                     etl_file_totals(x->f)->bytes);
+    if (!decoders_new(x) ||
+        !(x->pp = etl_pipe_new(x->p, x->f, sizeof(struct ev_item), render_event, x,
+                               x->threads))) {
+        etl_file_nomem(x->f);
+        return 0;
+    }
+    etl_merge_events(s, event_row, x);
+    rc = etl_pipe_end(x->pp);
+    if (x->rc == 0)
+        x->rc = rc;
+    return x->rc == 0 ? etl_print_end_table(x->p) : x->rc;
 }
 
 int etl_view_events(struct etl_printer *p, struct etl_file *f,
@@ -228,16 +357,11 @@ int etl_view_events(struct etl_printer *p, struct etl_file *f,
     struct etl_streams *s = NULL;
     if (etl_payload_prepass(x.pl, f))
         s = etl_streams_new(f);
-    if (s) {
-        x.rc = etl_print_begin_table(p, &etl_table_events);
-        if (x.rc == 0)
-            etl_merge_events(s, event_row, &x);
-        if (x.rc == 0)
-            x.rc = etl_print_end_table(p);
-    }
+    int rc = s ? print_events(&x, s) : 0;
+    decoders_free(&x);
     etl_streams_free(s);
     etl_procmap_free(x.map);
     etl_payload_free(x.pl);
     free(x.text);
-    return x.rc;
+    return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "decode/payload.h"
+#include "grow.h"
 #include "sort.h"
 #include "fmt.h"
 #include "view/view.h"
@@ -50,16 +51,18 @@ struct key {
 struct entry {
     struct key k;
     struct tally t;
-    bool used;
 };
 
 struct census {
-    struct entry *tab;
-    size_t cap, n;
+    struct entry *ents;      /* every key counted, in the order first seen */
+    size_t n, cap;
+    uint32_t *hash;          /* keys by GUID or kind: entry index + 1, 0 = empty */
+    size_t hcap;             /* a power of two, at least twice n */
+    uint32_t *hooks[ETL_KIND_PERFINFO64 + 1]; /* per kernel kind: by HookId, index + 1 */
     struct tally other;      /* events past MAX_KEYS distinct keys */
-    struct tally total;
+    struct tally total;      /* the processors' tallies added up at the end */
     struct tally *cpu;       /* ETL_MAX_CPUS */
-    struct entry *last;      /* the entry of the previous event: runs are common */
+    size_t last;             /* the entry of the previous event + 1: runs are common */
     struct etl_file *f;
     bool stop;
     bool strict;
@@ -85,60 +88,101 @@ static void tally_add(struct tally *t, uint64_t bytes, int64_t ts, bool timed)
     }
 }
 
-/* Hashes a key (FNV-1a over its bytes). */
-static size_t key_hash(const struct key *k)
+/* Adds tally b to a. */
+static void tally_merge(struct tally *a, const struct tally *b)
 {
-    const uint8_t *p = (const uint8_t *)k;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < sizeof *k; i++)
-        h = (h ^ p[i]) * 1099511628211ULL;
-    return (size_t)h;
+    a->count += b->count;
+    a->bytes += b->bytes;
+    if (b->timed) {
+        if (!a->timed || b->first < a->first)
+            a->first = b->first;
+        if (!a->timed || b->last > a->last)
+            a->last = b->last;
+        a->timed = true;
+    }
 }
 
-/* Returns the entry for k, inserting it; NULL when full or out of memory. */
-static struct entry *census_find(struct census *c, const struct key *k)
+/* Hashes a key: its bytes as three words, multiplied and folded. */
+static size_t key_hash(const struct key *k)
 {
-    if (c->n * 2 >= c->cap) {
-        if (c->n >= MAX_KEYS)
-            goto lookup_only;
-        size_t ncap = c->cap ? c->cap * 2 : 256;
-        struct entry *nt = calloc(ncap, sizeof *nt);
-        if (!nt) {
+    uint64_t a, b;
+    memcpy(&a, k->guid, 8);
+    memcpy(&b, k->guid + 8, 8);
+    uint64_t h = ((uint64_t)k->kind << 24 | (uint64_t)k->has_guid << 16 | k->hook) ^
+                 a * 0x9E3779B97F4A7C15ULL ^ b * 0xC2B2AE3D27D4EB4FULL;
+    h *= 0xFF51AFD7ED558CCDULL;
+    return (size_t)(h ^ (h >> 32));
+}
+
+/* Appends an entry for k; its index + 1, or 0 when full or out of memory. */
+static uint32_t add_entry(struct census *c, const struct key *k)
+{
+    if (c->n >= MAX_KEYS)
+        return 0;
+    if (!etl_grow(&c->ents, &c->cap, c->n + 1, sizeof *c->ents, 64)) {
+        etl_file_nomem(c->f);
+        return 0;
+    }
+    memset(&c->ents[c->n], 0, sizeof c->ents[c->n]);
+    c->ents[c->n].k = *k;
+    return (uint32_t)++c->n;
+}
+
+/* Makes the hash hold twice its keys; false when out of memory. */
+static bool hash_room(struct census *c)
+{
+    if (c->hcap > 2 * (c->n + 1))
+        return true;
+    size_t ncap = c->hcap ? c->hcap * 2 : 256;
+    uint32_t *nh = calloc(ncap, sizeof *nh);
+    if (!nh) {
+        etl_file_nomem(c->f);
+        return false;
+    }
+    for (size_t i = 0; i < c->hcap; i++) {
+        if (!c->hash[i])
+            continue;
+        size_t j = key_hash(&c->ents[c->hash[i] - 1].k) & (ncap - 1);
+        while (nh[j])
+            j = (j + 1) & (ncap - 1);
+        nh[j] = c->hash[i];
+    }
+    free(c->hash);
+    c->hash = nh;
+    c->hcap = ncap;
+    return true;
+}
+
+/* Returns the entry of a key by GUID or kind + 1, adding it; 0 when full or
+ * out of memory. */
+static uint32_t find_hashed(struct census *c, const struct key *k)
+{
+    if (!hash_room(c))
+        return 0;
+    size_t j = key_hash(k) & (c->hcap - 1);
+    while (c->hash[j]) {
+        if (memcmp(&c->ents[c->hash[j] - 1].k, k, sizeof *k) == 0)
+            return c->hash[j];
+        j = (j + 1) & (c->hcap - 1);
+    }
+    return c->hash[j] = add_entry(c, k);
+}
+
+/* Returns the entry of a kernel kind's HookId + 1, adding it; 0 when full
+ * or out of memory. A table per kind, indexed by HookId, finds it. */
+static uint32_t find_hook(struct census *c, const struct key *k)
+{
+    uint32_t *t = c->hooks[k->kind];
+    if (!t) {
+        t = c->hooks[k->kind] = calloc(65536, sizeof *t);
+        if (!t) {
             etl_file_nomem(c->f);
-            goto lookup_only;
+            return 0;
         }
-        for (size_t i = 0; i < c->cap; i++) {
-            if (!c->tab[i].used)
-                continue;
-            size_t j = key_hash(&c->tab[i].k) & (ncap - 1);
-            while (nt[j].used)
-                j = (j + 1) & (ncap - 1);
-            nt[j] = c->tab[i];
-        }
-        free(c->tab);
-        c->tab = nt;
-        c->cap = ncap;
-        c->last = NULL; /* entries moved */
     }
-lookup_only:
-    if (c->cap == 0)
-        return NULL;
-    size_t j = key_hash(k) & (c->cap - 1);
-    for (size_t probes = 0; probes < c->cap; probes++) {
-        struct entry *e = &c->tab[j];
-        if (!e->used) {
-            if (c->n * 2 >= c->cap)
-                return NULL;
-            e->used = true;
-            e->k = *k;
-            c->n++;
-            return e;
-        }
-        if (memcmp(&e->k, k, sizeof *k) == 0)
-            return e;
-        j = (j + 1) & (c->cap - 1);
-    }
-    return NULL;
+    if (!t[k->hook])
+        t[k->hook] = add_entry(c, k);
+    return t[k->hook];
 }
 
 /* Returns true if entry e counts events like ev (its kind and HookId or GUID). */
@@ -152,6 +196,23 @@ static bool entry_matches(const struct entry *e, const struct etl_event *ev,
     return e->k.hook == ((ev->flags & ETL_EV_HOOK) ? ev->hook_id : 0);
 }
 
+/* Returns the entry counting ev + 1, or 0 (past MAX_KEYS, out of memory). */
+static uint32_t census_find(struct census *c, const struct etl_event *ev, bool by_guid)
+{
+    struct key k;
+    memset(&k, 0, sizeof k);
+    k.kind = ev->kind;
+    if (by_guid) {
+        k.has_guid = 1;
+        memcpy(k.guid, ev->guid, 16);
+    } else if (ev->flags & ETL_EV_HOOK) {
+        k.hook = ev->hook_id;
+    }
+    if (!by_guid && etl_kind_is_kernel(k.kind))
+        return find_hook(c, &k);
+    return find_hashed(c, &k);
+}
+
 /* Counts one event. */
 static bool census_event(void *ctx, const struct etl_event *ev)
 {
@@ -160,7 +221,8 @@ static bool census_event(void *ctx, const struct etl_event *ev)
         c->stop = true;
         return false;
     }
-    if (!c->names && !etl_payload_learn(c->pl, ev)) {
+    /* Events without a provider GUID (the kernel's) describe nothing. */
+    if (!c->names && (ev->flags & ETL_EV_GUID) && !etl_payload_learn(c->pl, ev)) {
         etl_file_nomem(c->f);
         c->stop = true;
         return false;
@@ -173,24 +235,17 @@ static bool census_event(void *ctx, const struct etl_event *ev)
         if (!etl_filter_event(c->flt, c->clk, c->map, ev, c->payload ? &rec : NULL, name))
             return !c->stop;
     }
-    bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
-                   (ev->flags & ETL_EV_GUID);
-    struct entry *e = c->last;
-    if (!e || !entry_matches(e, ev, by_guid)) {
-        struct key k;
-        memset(&k, 0, sizeof k);
-        k.kind = ev->kind;
-        if (by_guid) {
-            k.has_guid = 1;
-            memcpy(k.guid, ev->guid, 16);
-        } else if (ev->flags & ETL_EV_HOOK) {
-            k.hook = ev->hook_id;
-        }
-        e = c->last = census_find(c, &k);
+    const uint32_t *hooks = etl_kind_is_kernel(ev->kind) ? c->hooks[ev->kind] : NULL;
+    if (hooks && (ev->flags & ETL_EV_HOOK) && hooks[ev->hook_id]) {
+        c->last = hooks[ev->hook_id]; /* a kernel event seen before */
+    } else {
+        bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
+                       (ev->flags & ETL_EV_GUID);
+        if (!c->last || !entry_matches(&c->ents[c->last - 1], ev, by_guid))
+            c->last = census_find(c, ev, by_guid);
     }
     bool timed = (ev->flags & ETL_EV_TS) != 0;
-    tally_add(e ? &e->t : &c->other, ev->size, ev->ts, timed);
-    tally_add(&c->total, ev->size, ev->ts, timed);
+    tally_add(c->last ? &c->ents[c->last - 1].t : &c->other, ev->size, ev->ts, timed);
     tally_add(&c->cpu[ev->cpu], ev->size, ev->ts, timed);
     return true;
 }
@@ -294,22 +349,16 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         return 0;
     }
     etl_walk_file(f, census_event, &c);
+    for (size_t i = 0; i < ETL_MAX_CPUS; i++)
+        tally_merge(&c.total, &c.cpu[i]);
     const struct etl_buffer_totals *bt = etl_file_totals(f);
     struct tally bufs = { bt->buffers, bt->bytes, 0, 0, false };
     struct tally zbufs = { bt->compressed, bt->compressed_bytes, 0, 0, false };
 
-    /* Gather the used entries and sort them for a stable census. */
-    struct entry *list = malloc((c.n ? c.n : 1) * sizeof *list);
-    size_t n = 0;
+    /* The entries sorted for a stable census. */
+    struct entry *list = c.ents;
+    size_t n = c.n;
     int rc = 0;
-    if (!list) {
-        etl_file_nomem(f);
-        rc = 0;
-        goto out;
-    }
-    for (size_t i = 0; i < c.cap; i++)
-        if (c.tab[i].used)
-            list[n++] = c.tab[i];
     etl_sort(list, n, sizeof *list, cmp_entry, NULL);
     rc = etl_print_begin_table(p, &etl_table_stats);
     char name[80];
@@ -329,9 +378,10 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         rc = emit(p, f, "cpu", name, &c.cpu[i], NULL);
     }
     rc = rc ? rc : etl_print_end_table(p);
-out:
-    free(list);
-    free(c.tab);
+    free(c.ents);
+    free(c.hash);
+    for (size_t i = 0; i < sizeof c.hooks / sizeof c.hooks[0]; i++)
+        free(c.hooks[i]);
     free(c.cpu);
     etl_procmap_free(c.map);
     etl_payload_free(c.pl);

@@ -9,6 +9,7 @@
 #include "decode/names.h"
 #include "decode/sched.h"
 #include "view/groupmask.h"
+#include "pipeline.h"
 #include "view/view.h"
 
 enum {
@@ -104,6 +105,133 @@ static bool switch_matches(const struct etl_filter *flt, const struct etl_clock 
     return true;
 }
 
+/* One switch as the sequential pass leaves it: the switch, its threads'
+ * processes and what the scheduling state says about its new thread. */
+struct sw_item {
+    struct etl_switch sw;
+    struct etl_sched_facts sf;
+    struct etl_who wo, wn;
+    int64_t next_ts;
+    bool has_next;
+};
+
+/* What rendering a switch reads, unchanged while the rows are formatted. */
+struct sw_ctx {
+    const struct etl_procmap *map;
+    const struct etl_clock *clk;
+    const struct etl_filter *flt;  /* NULL: every switch */
+};
+
+/* Prints the row of one switch, if it passes the filters (pipeline.h: on
+ * any of the pipeline's threads). */
+static int render_switch(struct etl_printer *p, const void *item, void *vctx,
+                         struct etl_pipe_job *job)
+{
+    (void)job;
+    const struct sw_item *x = item;
+    const struct sw_ctx *cx = vctx;
+    const struct etl_switch *sw = &x->sw;
+    const struct etl_clock *clk = cx->clk;
+    /* Filters choose rows only after linking: a compact switch's new
+     * thread came from the next switch on its CPU, shown or not. */
+    if (cx->flt && !switch_matches(cx->flt, clk, sw, &x->wo, &x->wn))
+        return 0;
+    struct etl_value v[W_COUNT];
+    char b1[8], b2[8], b3[8];
+    uint32_t h = sw->has;
+#define SET(i, field, val, cond) (v[i].v.field = (val), v[i].set = (cond))
+    SET(W_CPU, u, sw->cpu, true);
+    SET(W_TIMESTAMP, i, sw->ts, true);
+    SET(W_TIME, i, sw->ts, true);
+    SET(W_OLD_TID, u, sw->old_tid, h & SW_OLD_TID);
+    SET(W_NEW_TID, u, sw->new_tid, h & SW_NEW_TID);
+    SET(W_OLD_PRIORITY, i, sw->old_priority, h & SW_OLD_PRIORITY);
+    SET(W_NEW_PRIORITY, i, sw->new_priority, h & SW_NEW_PRIORITY);
+    v[W_OLD_STATE].set = v[W_OLD_WAIT_REASON].set = v[W_OLD_WAIT_MODE].set = false;
+    if (h & SW_OLD_STATE)
+        set_name(&v[W_OLD_STATE], etl_thread_state_name(sw->old_state), sw->old_state, b1,
+                 sizeof b1);
+    if (h & SW_OLD_WAIT_REASON)
+        set_name(&v[W_OLD_WAIT_REASON], etl_wait_reason_name(sw->old_wait_reason),
+                 sw->old_wait_reason, b2, sizeof b2);
+    if (h & SW_OLD_WAIT_MODE)
+        set_name(&v[W_OLD_WAIT_MODE], etl_wait_mode_name(sw->old_wait_mode),
+                 sw->old_wait_mode, b3, sizeof b3);
+    SET(W_NEW_WAIT_TIME, u, sw->new_wait_time, h & SW_NEW_WAIT_TIME);
+    SET(W_IDEAL_CPU, u, sw->ideal_cpu, h & SW_IDEAL_CPU);
+    SET(W_PREV_CSTATE, u, sw->prev_cstate, h & SW_PREV_CSTATE);
+    SET(W_NEW_PRI_DECREMENT, i, sw->new_priority_decrement, h & SW_NEW_PRI_DECREMENT);
+    SET(W_OLD_QUANTUM, i, sw->old_remaining_quantum, h & SW_OLD_QUANTUM);
+    SET(W_SOURCE, s, sw->source == ETL_SW_COMPACT ? "compact" : "cswitch", true);
+    SET(W_COMPACT_FORM, s, sw->form < 4 ? form_names[sw->form] : "", sw->form < 4);
+    SET(W_OLD_RANK, u, sw->old_rank, h & SW_OLD_RANK);
+    SET(W_FLAGS, u, sw->flags, h & SW_FLAGS);
+    SET(W_OLD_PID, u, x->wo.pid, x->wo.known);
+    SET(W_OLD_PROCESS, s, x->wo.image, x->wo.image != NULL);
+    SET(W_NEW_PID, u, x->wn.pid, x->wn.known);
+    SET(W_NEW_PROCESS, s, x->wn.image, x->wn.image != NULL);
+    const struct etl_sched_facts *sf = &x->sf;
+    int64_t ns = etl_clock_ns(clk, sw->ts);
+    uint32_t k = sf->has;
+    /* Durations in ns, as the summary sums them; each time converted once. */
+    int64_t since = (k & ETL_SF_SINCE) ? etl_clock_ns(clk, sf->since) : 0;
+    int64_t from = !(k & ETL_SF_READY) ? 0
+                   : (k & ETL_SF_SINCE) && sf->ready_from == sf->since ? since
+                                                                      : etl_clock_ns(clk, sf->ready_from);
+    int64_t waited = !(k & ETL_SF_WAITED) || sf->wait_to == sf->wait_from ? 0
+                     : sub_sat(sf->wait_to == sf->ready_from ? from : etl_clock_ns(clk, sf->wait_to),
+                               sf->wait_from == sf->since ? since : etl_clock_ns(clk, sf->wait_from));
+    SET(W_NEW_SINCE_LAST, i, sub_sat(ns, since), k & ETL_SF_SINCE);
+    SET(W_NEW_READY, i, sub_sat(ns, from), k & ETL_SF_READY);
+    SET(W_NEW_WAITED, i, waited, k & ETL_SF_WAITED);
+    SET(W_READIED_AT, i, sf->readied_at, k & ETL_SF_READIED);
+    SET(W_READYING_CPU, u, sf->readying_cpu, k & ETL_SF_READIED);
+    SET(W_READYING_TID, u, sf->readying_tid, k & ETL_SF_READIER);
+    SET(W_READIED_BY_DPC, u, (sf->ready_flag & ETL_READY_FROM_DPC) ? 1 : 0, k & ETL_SF_READIED);
+    struct etl_who wr = { 0, NULL, ETL_PM_NONE, ETL_PM_NONE, false };
+    if (k & ETL_SF_READIER)
+        etl_procmap_who(cx->map, sf->readying_tid, sf->readied_at, &wr);
+    SET(W_READYING_PID, u, wr.pid, wr.known);
+    SET(W_READYING_PROCESS, s, wr.image, wr.image != NULL);
+    SET(W_NEW_RUN, i, x->has_next ? sub_sat(etl_clock_ns(clk, x->next_ts), ns) : 0, x->has_next);
+#undef SET
+    return etl_print_row(p, v);
+}
+
+/* Takes the next switch from the reader into x, feeding the scheduling
+ * state every event before it; false at the end or when memory ran out
+ * (f is marked). */
+static bool next_switch(struct etl_file *f, struct etl_switch_reader *r,
+                        const struct etl_procmap *map, struct etl_sched *an,
+                        struct sw_item *x)
+{
+    struct etl_sched_item it;
+    while (etl_sched_next(r, &it)) {
+        if (it.kind != ETL_SCHED_SWITCH) {
+            if (etl_sched_take(an, &it, NULL, NULL, NULL))
+                continue;
+            etl_file_nomem(f);
+            return false;
+        }
+        x->sw = it.u.sw;
+        x->next_ts = it.next_ts;
+        x->has_next = it.has_next;
+        uint32_t h = x->sw.has;
+        etl_procmap_who(map, x->sw.old_tid, x->sw.ts, &x->wo);
+        if (!(h & SW_OLD_TID))
+            x->wo.known = false, x->wo.image = NULL;
+        if (h & SW_NEW_TID)
+            etl_procmap_who(map, x->sw.new_tid, x->sw.ts, &x->wn);
+        else
+            x->wn.known = false, x->wn.image = NULL, x->wn.pid = 0;
+        if (etl_sched_take(an, &it, &x->wo, &x->wn, &x->sf))
+            return true;
+        etl_file_nomem(f);
+        return false;
+    }
+    return false;
+}
+
 int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                       const struct etl_view_opts *o)
 {
@@ -120,97 +248,22 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         etl_procmap_free(map);
         return 0;
     }
-    const struct etl_filter *flt = etl_filter_any(o->filter) ? o->filter : NULL;
-    const struct etl_clock *clk = etl_file_clock(f);
+    struct sw_ctx cx = { map, etl_file_clock(f),
+                         etl_filter_any(o->filter) ? o->filter : NULL };
     int rc = etl_print_begin_table(p, &etl_table_switches);
-    struct etl_sched_item it;
-    struct etl_sched_facts sf;
-    char b1[8], b2[8], b3[8];
-    while (rc == 0 && etl_sched_next(r, &it)) {
-        if (it.kind != ETL_SCHED_SWITCH) {
-            if (!etl_sched_take(an, &it, NULL, NULL, NULL)) {
-                etl_file_nomem(f);
-                break;
-            }
-            continue;
-        }
-        const struct etl_switch sw = it.u.sw;
-        struct etl_value v[W_COUNT];
-        uint32_t h = sw.has;
-#define SET(i, field, val, cond) (v[i].v.field = (val), v[i].set = (cond))
-        SET(W_CPU, u, sw.cpu, true);
-        SET(W_TIMESTAMP, i, sw.ts, true);
-        SET(W_TIME, i, sw.ts, true);
-        SET(W_OLD_TID, u, sw.old_tid, h & SW_OLD_TID);
-        SET(W_NEW_TID, u, sw.new_tid, h & SW_NEW_TID);
-        SET(W_OLD_PRIORITY, i, sw.old_priority, h & SW_OLD_PRIORITY);
-        SET(W_NEW_PRIORITY, i, sw.new_priority, h & SW_NEW_PRIORITY);
-        v[W_OLD_STATE].set = v[W_OLD_WAIT_REASON].set = v[W_OLD_WAIT_MODE].set = false;
-        if (h & SW_OLD_STATE)
-            set_name(&v[W_OLD_STATE], etl_thread_state_name(sw.old_state),
-                     sw.old_state, b1, sizeof b1);
-        if (h & SW_OLD_WAIT_REASON)
-            set_name(&v[W_OLD_WAIT_REASON], etl_wait_reason_name(sw.old_wait_reason),
-                     sw.old_wait_reason, b2, sizeof b2);
-        if (h & SW_OLD_WAIT_MODE)
-            set_name(&v[W_OLD_WAIT_MODE], etl_wait_mode_name(sw.old_wait_mode),
-                     sw.old_wait_mode, b3, sizeof b3);
-        SET(W_NEW_WAIT_TIME, u, sw.new_wait_time, h & SW_NEW_WAIT_TIME);
-        SET(W_IDEAL_CPU, u, sw.ideal_cpu, h & SW_IDEAL_CPU);
-        SET(W_PREV_CSTATE, u, sw.prev_cstate, h & SW_PREV_CSTATE);
-        SET(W_NEW_PRI_DECREMENT, i, sw.new_priority_decrement, h & SW_NEW_PRI_DECREMENT);
-        SET(W_OLD_QUANTUM, i, sw.old_remaining_quantum, h & SW_OLD_QUANTUM);
-        SET(W_SOURCE, s, sw.source == ETL_SW_COMPACT ? "compact" : "cswitch", true);
-        SET(W_COMPACT_FORM, s, sw.form < 4 ? form_names[sw.form] : "", sw.form < 4);
-        SET(W_OLD_RANK, u, sw.old_rank, h & SW_OLD_RANK);
-        SET(W_FLAGS, u, sw.flags, h & SW_FLAGS);
-        struct etl_who wo, wn;
-        etl_procmap_who(map, sw.old_tid, sw.ts, &wo);
-        if (!(h & SW_OLD_TID))
-            wo.known = false, wo.image = NULL;
-        if (h & SW_NEW_TID)
-            etl_procmap_who(map, sw.new_tid, sw.ts, &wn);
-        else
-            wn.known = false, wn.image = NULL, wn.pid = 0;
-        SET(W_OLD_PID, u, wo.pid, wo.known);
-        SET(W_OLD_PROCESS, s, wo.image, wo.image != NULL);
-        SET(W_NEW_PID, u, wn.pid, wn.known);
-        SET(W_NEW_PROCESS, s, wn.image, wn.image != NULL);
-        if (!etl_sched_take(an, &it, &wo, &wn, &sf)) {
-            etl_file_nomem(f);
+    unsigned threads = etl_pipe_threads(o->threads, etl_file_totals(f)->bytes);
+    struct etl_pipe *pp = rc == 0 ? etl_pipe_new(p, f, sizeof(struct sw_item), render_switch,
+                                                 &cx, threads)
+                                  : NULL;
+    struct sw_item *x;
+    while (pp && (x = etl_pipe_slot(pp)) != NULL && next_switch(f, r, map, an, x)) {
+        if (etl_pipe_commit(pp) != 0)
             break;
-        }
-        int64_t ns = etl_clock_ns(clk, sw.ts);
-        uint32_t k = sf.has;
-        /* Durations in ns, as the summary sums them; each time converted once. */
-        int64_t since = (k & ETL_SF_SINCE) ? etl_clock_ns(clk, sf.since) : 0;
-        int64_t from = !(k & ETL_SF_READY) ? 0
-                       : (k & ETL_SF_SINCE) && sf.ready_from == sf.since ? since
-                                                                         : etl_clock_ns(clk, sf.ready_from);
-        int64_t waited = !(k & ETL_SF_WAITED) || sf.wait_to == sf.wait_from ? 0
-                         : sub_sat(sf.wait_to == sf.ready_from ? from : etl_clock_ns(clk, sf.wait_to),
-                                   sf.wait_from == sf.since ? since : etl_clock_ns(clk, sf.wait_from));
-        SET(W_NEW_SINCE_LAST, i, sub_sat(ns, since), k & ETL_SF_SINCE);
-        SET(W_NEW_READY, i, sub_sat(ns, from), k & ETL_SF_READY);
-        SET(W_NEW_WAITED, i, waited, k & ETL_SF_WAITED);
-        SET(W_READIED_AT, i, sf.readied_at, k & ETL_SF_READIED);
-        SET(W_READYING_CPU, u, sf.readying_cpu, k & ETL_SF_READIED);
-        SET(W_READYING_TID, u, sf.readying_tid, k & ETL_SF_READIER);
-        SET(W_READIED_BY_DPC, u, (sf.ready_flag & ETL_READY_FROM_DPC) ? 1 : 0, k & ETL_SF_READIED);
-        struct etl_who wr = { 0, NULL, ETL_PM_NONE, ETL_PM_NONE, false };
-        if (k & ETL_SF_READIER)
-            etl_procmap_who(map, sf.readying_tid, sf.readied_at, &wr);
-        SET(W_READYING_PID, u, wr.pid, wr.known);
-        SET(W_READYING_PROCESS, s, wr.image, wr.image != NULL);
-        SET(W_NEW_RUN, i, it.has_next ? sub_sat(etl_clock_ns(clk, it.next_ts), ns) : 0, it.has_next);
-#undef SET
-        /* Filters choose rows only after linking: a compact switch's new
-         * thread came from the next switch on its CPU, shown or not. */
-        if (!flt || switch_matches(flt, clk, &sw, &wo, &wn))
-            rc = etl_print_row(p, v);
         if (o->strict && etl_file_problems(f))
             break;
     }
+    if (pp)
+        rc = etl_pipe_end(pp);
     rc = rc ? rc : etl_print_end_table(p);
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);

@@ -10,12 +10,18 @@
  * step), so the dynamic loader's and the C library's own start-up
  * allocations are left alone. malloc, calloc, realloc and the functions
  * built on them in the C library are counted. Blocks allocated after the
- * start are tracked in a fixed table to find leaks.
+ * start are tracked in a fixed table to find leaks. One lock serialises the
+ * counting and the table, so a program's threads may allocate at once.
+ * Allocations made inside pthread_create are counted (they may fail) but not
+ * tracked: the C library keeps a joined thread's stack, and with it the
+ * thread's TLS vector, for the next thread, and frees it only at its own
+ * exit clean-up, after this library's report.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +36,10 @@ static int (*real_getopt_long)(int, char *const *, const char *, const struct op
                                int *);
 
 static bool started, failed;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local bool creating; /* inside pthread_create */
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+                                  void *);
 static unsigned long count, fail_at;
 
 /* Live blocks allocated since the start: open addressing, deletion by
@@ -123,13 +133,13 @@ void *malloc(size_t n)
     resolve();
     if (!real_malloc)
         return early_alloc(n);
-    if (must_fail()) {
+    pthread_mutex_lock(&lock);
+    void *p = NULL;
+    if (must_fail())
         errno = ENOMEM;
-        return NULL;
-    }
-    void *p = real_malloc(n);
-    if (started)
+    else if ((p = real_malloc(n)) != NULL && started && !creating)
         track(p);
+    pthread_mutex_unlock(&lock);
     return p;
 }
 
@@ -142,13 +152,13 @@ void *calloc(size_t a, size_t b)
             memset(p, 0, a * b);
         return p;
     }
-    if (must_fail()) {
+    pthread_mutex_lock(&lock);
+    void *p = NULL;
+    if (must_fail())
         errno = ENOMEM;
-        return NULL;
-    }
-    void *p = real_calloc(a, b);
-    if (started)
+    else if ((p = real_calloc(a, b)) != NULL && started && !creating)
         track(p);
+    pthread_mutex_unlock(&lock);
     return p;
 }
 
@@ -161,16 +171,19 @@ void *realloc(void *old, size_t n)
             memcpy(p, old, n < sizeof early ? n : sizeof early);
         return p;
     }
+    pthread_mutex_lock(&lock);
+    void *p = NULL;
     if (must_fail()) {
         errno = ENOMEM;
-        return NULL;
+    } else {
+        bool was = untrack(old);
+        p = real_realloc(old, n);
+        if (p && started && !creating)
+            track(p);
+        else if (!p && was)
+            track(old); /* the old block is still allocated */
     }
-    bool was = untrack(old);
-    void *p = real_realloc(old, n);
-    if (p && started)
-        track(p);
-    else if (!p && was)
-        track(old); /* the old block is still allocated */
+    pthread_mutex_unlock(&lock);
     return p;
 }
 
@@ -179,8 +192,10 @@ void free(void *p)
     if (!p || is_early(p))
         return;
     resolve();
+    pthread_mutex_lock(&lock);
     untrack(p);
     real_free(p);
+    pthread_mutex_unlock(&lock);
 }
 
 int getopt_long(int argc, char *const argv[], const char *opts, const struct option *lo,
@@ -193,13 +208,27 @@ int getopt_long(int argc, char *const argv[], const char *opts, const struct opt
     return real_getopt_long(argc, argv, opts, lo, li);
 }
 
+int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+    if (!real_pthread_create)
+        real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *,
+                                       void *(*)(void *), void *))dlsym(RTLD_NEXT,
+                                                                        "pthread_create");
+    creating = true;
+    int rc = real_pthread_create(t, a, fn, arg);
+    creating = false;
+    return rc;
+}
+
 __attribute__((destructor)) static void report(void)
 {
     const char *path = getenv("FAILALLOC_REPORT");
     if (!path)
         return;
+    pthread_mutex_lock(&lock);
     unsigned long n = count, l = nlive;
-    started = false; /* the program is done: nothing more is counted */
+    started = false;
+    pthread_mutex_unlock(&lock); /* the program is done: nothing more is counted */
     FILE *f = fopen(path, "w");
     if (!f)
         return;

@@ -1,0 +1,160 @@
+/*
+ * map.c - regular files read through a read-only mapping of the whole file
+ * instead of copies, and what happens when a mapped file shrinks.
+ *
+ * A page of a mapping past the end of its file (one truncated while it is
+ * read) raises SIGBUS when touched. A handler, installed once with the
+ * first mapping, puts a page of zeros in its place and notes the offset, so
+ * reading goes on (zeros end a buffer's events, format.md §2.1) and the
+ * reader reports the shrinking as a problem (etl_map_shrunk). A SIGBUS
+ * outside every mapping goes to the handler that was there before.
+ *
+ * Pages behind the reader are handed back (etl_map_release), so that the
+ * mapped file does not count in the process's resident memory as it is
+ * read: the file stays in the page cache, and a page read again is mapped
+ * again from there.
+ */
+#include "etl/internal.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Mappings watched at once; past that files are read by copying. */
+#define MAX_MAPS 64
+
+/* One watched mapping: its address and length (0 when free), and the
+ * lowest offset found past the end of the file, plus one (0: none). */
+struct watched {
+    _Atomic uintptr_t base;
+    _Atomic size_t len;
+    _Atomic uint64_t shrunk_at;
+};
+
+static struct watched maps[MAX_MAPS];
+static struct sigaction previous;
+static pthread_once_t installed = PTHREAD_ONCE_INIT;
+static bool handler_ok;
+static size_t page_size;
+
+/* SIGBUS: a page of a watched mapping past the end of its file gets zeros
+ * (mmap over it with MAP_FIXED; a system call, as signal handlers may make)
+ * and the faulting access runs again; any other goes to the previous
+ * handler, or ends the process as it would have. */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for (size_t i = 0; i < MAX_MAPS; i++) {
+        uintptr_t base = atomic_load_explicit(&maps[i].base, memory_order_relaxed);
+        size_t len = atomic_load_explicit(&maps[i].len, memory_order_relaxed);
+        if (!base || a - base >= len)
+            continue;
+        uintptr_t page = a & ~(uintptr_t)(page_size - 1);
+        if (mmap((void *)page, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                 -1, 0) == MAP_FAILED)
+            break;
+        uint64_t at = (uint64_t)(page > base ? page - base : 0) + 1;
+        uint64_t old = atomic_load_explicit(&maps[i].shrunk_at, memory_order_relaxed);
+        while ((old == 0 || at < old) &&
+               !atomic_compare_exchange_weak_explicit(&maps[i].shrunk_at, &old, at,
+                                                      memory_order_relaxed,
+                                                      memory_order_relaxed))
+            ;
+        return;
+    }
+    if (previous.sa_flags & SA_SIGINFO) {
+        previous.sa_sigaction(sig, si, uc);
+    } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+        previous.sa_handler(sig);
+    } else {
+        signal(SIGBUS, SIG_DFL); /* and die of it, as without this handler */
+        raise(SIGBUS);
+    }
+}
+
+static void install(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    if (ps <= 0)
+        return;
+    page_size = (size_t)ps;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    handler_ok = sigaction(SIGBUS, &sa, &previous) == 0;
+}
+
+/* Takes a free slot for a mapping; -1 when all are in use. */
+static int watch(const uint8_t *base, size_t len)
+{
+    for (int i = 0; i < MAX_MAPS; i++) {
+        uintptr_t zero = 0;
+        if (atomic_compare_exchange_strong(&maps[i].base, &zero, (uintptr_t)base)) {
+            atomic_store(&maps[i].shrunk_at, 0);
+            atomic_store(&maps[i].len, len);
+            return i;
+        }
+    }
+    return -1;
+}
+
+bool etl_map_open(struct etl_file *f)
+{
+    if (f->file_size == 0 || f->file_size > SIZE_MAX)
+        return false;
+    pthread_once(&installed, install);
+    if (!handler_ok)
+        return false;
+    size_t len = (size_t)f->file_size;
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, f->fd, 0);
+    if (m == MAP_FAILED)
+        return false; /* read by copying instead */
+    int slot = watch(m, len);
+    if (slot < 0) {
+        munmap(m, len);
+        return false;
+    }
+    f->mem = m;
+    f->map_len = len;
+    f->map_slot = slot;
+    return true;
+}
+
+void etl_map_close(struct etl_file *f)
+{
+    if (!f->map_len)
+        return;
+    atomic_store(&maps[f->map_slot].len, 0);
+    munmap((void *)(uintptr_t)f->mem, f->map_len);
+    atomic_store(&maps[f->map_slot].base, 0);
+    f->mem = NULL;
+    f->map_len = 0;
+}
+
+void etl_map_release(const struct etl_file *f, uint64_t off, uint64_t len)
+{
+    if (!f->map_len || off >= f->map_len)
+        return;
+    if (len > f->map_len - off)
+        len = f->map_len - off;
+    uintptr_t base = (uintptr_t)f->mem;
+    uintptr_t from = (base + (uintptr_t)off) & ~(uintptr_t)(page_size - 1);
+    uintptr_t to = base + (uintptr_t)(off + len);
+    madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+bool etl_map_shrunk(const struct etl_file *f, uint64_t *at)
+{
+    if (!f->map_len)
+        return false;
+    uint64_t a = atomic_load(&maps[f->map_slot].shrunk_at);
+    if (!a)
+        return false;
+    *at = a - 1;
+    return true;
+}
