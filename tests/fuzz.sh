@@ -13,7 +13,7 @@ root=$here/..
 shared=${ETLDUMP_SHARED:-$root/../shared}
 bin=${FUZZ_REPLAY_DIR:-$root/build/fuzz-replay}
 targets="fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 fuzz_loggerctx
-         fuzz_kfields fuzz_tracelogging fuzz_metadata"
+         fuzz_kfields fuzz_tracelogging fuzz_metadata fuzz_sched fuzz_export"
 pass=0 fail=0
 log=$(mktemp) || exit 1
 trap 'rm -f "$log"' EXIT
