@@ -112,6 +112,11 @@ build/fuzz-replay/%.o: tests/fuzz/%.c
 build/fuzz-replay/%: build/fuzz-replay/%.o build/fuzz-replay/driver.o build/libetldump.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
 
+# Cuts seeds for the fuzz targets out of traces read in place (tests/fuzz.sh).
+build/cutseeds: tests/fuzz/cutseeds.c build/libetldump.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetldump.a $(XML_LIBS)
+
 build/mutate: tests/fuzz/mutate.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
@@ -145,7 +150,7 @@ build/manybuf build/peak: build/%: tests/mem/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate \
+TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate build/cutseeds \
                 build/failalloc.so build/manybuf build/peak
 
 # Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump

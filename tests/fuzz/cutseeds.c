@@ -1,0 +1,235 @@
+/*
+ * cutseeds.c - cuts seed inputs for the fuzz targets out of traces read in
+ * place (the real traces of ../shared/samples/real, the bundled samples, traces
+ * made by build/mktrace), so that nothing of them is copied into the tree:
+ * tests/fuzz.sh replays what it writes, and a fuzzing run takes it as a
+ * second corpus directory.
+ *
+ * Usage: cutseeds OUTDIR TRACE...
+ * Writes OUTDIR/TARGET/NAME-N for each trace, NAME being the trace's file
+ * name without ".etl":
+ *   fuzz_file     the trace (or, when it is larger than 64 KiB, its first
+ *                 buffers up to 64 KiB) behind each selector byte of the
+ *                 target's table (0 .. FILE_RUNS-1); a larger trace also
+ *                 whole, behind the selectors of its position among the
+ *                 traces given (i, i + 12, i + 24);
+ *   fuzz_export   the trace, or its first buffers up to 64 KiB;
+ *   fuzz_header   whole uncompressed buffers (the first eight);
+ *   fuzz_lz77     compressed buffers, their decompressed size in front;
+ *   fuzz_logfile  the logfile header event's data, behind the byte that
+ *                 says SYSTEM64 or SYSTEM32 (format.md §4);
+ *   fuzz_cswitch  CSwitch payloads (HookId 0x0524) behind their version;
+ *   fuzz_batch    compact batch payloads (HookId 0x0525) behind a byte;
+ *   fuzz_kfields  payloads of kernel events (one per HookId and version)
+ *                 behind fuzz_kfields's header: kind, HookId, version;
+ *   fuzz_tracelogging
+ *                 events with extended data items (the TraceLogging
+ *                 schema) behind the kind byte and the items' length.
+ * Returns 0, or 1 when an output could not be written. A trace that cannot
+ * be read is skipped with a message.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "etl/etl.h"
+
+/* The entries of the table `runs` in fuzz_file.c. */
+#define FILE_RUNS 36
+#define CUT_MAX 65536u
+#define BUF_HDR 0x48u
+#define FLAG_COMPRESSED 0x0040u
+
+static const char *outdir;
+static int failed;
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Writes a seed: head (nhead bytes) then body (n bytes). */
+static void put(const char *target, const char *name, unsigned k, const void *head, size_t nhead,
+                const void *body, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", outdir, target);
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cutseeds: %s: %s\n", path, strerror(errno));
+        failed = 1;
+        return;
+    }
+    snprintf(path, sizeof path, "%s/%s/%s-%u", outdir, target, name, k);
+    FILE *fp = fopen(path, "wb");
+    if (!fp || (nhead && fwrite(head, 1, nhead, fp) != nhead) ||
+        (n && fwrite(body, 1, n, fp) != n) || fclose(fp) != 0) {
+        fprintf(stderr, "cutseeds: %s: cannot write\n", path);
+        failed = 1;
+    }
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0, r;
+    do {
+        if (len == cap) {
+            uint8_t *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
+            if (!nb) {
+                free(buf);
+                fclose(fp);
+                return NULL;
+            }
+            buf = nb;
+        }
+        r = fread(buf + len, 1, cap - len, fp);
+        len += r;
+    } while (r > 0);
+    fclose(fp);
+    *n = len;
+    return buf;
+}
+
+/* The events of one trace. */
+struct cut {
+    const char *name;
+    unsigned ncsw, nbatch, nlog, nkf, ntl;
+    uint32_t kseen[512];      /* kind << 24 | version << 16 | HookId, seen */
+    unsigned nkseen;
+};
+
+static bool on_event(void *ctx, const struct etl_event *ev)
+{
+    struct cut *c = ctx;
+    uint8_t h[4];
+    bool kernel = ev->kind <= ETL_KIND_PERFINFO64 && (ev->flags & ETL_EV_HOOK);
+    if (kernel && ev->hook_id == 0x0000 && c->nlog < 2) {
+        h[0] = ev->kind == ETL_KIND_SYSTEM64 || ev->kind == ETL_KIND_PERFINFO64 ? 1 : 0;
+        put("fuzz_logfile", c->name, c->nlog++, h, 1, ev->data, ev->data_len);
+    }
+    if (kernel && ev->hook_id == 0x0524 && c->ncsw < 8) {
+        h[0] = (uint8_t)ev->version;
+        put("fuzz_cswitch", c->name, c->ncsw++, h, 1, ev->data, ev->data_len);
+    }
+    if (kernel && ev->hook_id == 0x0525 && c->nbatch < 8) {
+        h[0] = (uint8_t)c->nbatch;
+        put("fuzz_batch", c->name, c->nbatch++, h, 1, ev->data, ev->data_len);
+    }
+    if (kernel && c->nkseen < 512 && c->nkf < 200 &&
+        (ev->kind == ETL_KIND_PERFINFO64 || ev->kind == ETL_KIND_PERFINFO32 ||
+         ev->kind == ETL_KIND_SYSTEM64)) {
+        uint32_t key = (uint32_t)ev->kind << 24 | (uint32_t)(ev->version & 0xFF) << 16 | ev->hook_id;
+        unsigned i = 0;
+        while (i < c->nkseen && c->kseen[i] != key)
+            i++;
+        if (i == c->nkseen) {
+            c->kseen[c->nkseen++] = key;
+            h[0] = ev->kind == ETL_KIND_PERFINFO64 ? 0 : ev->kind == ETL_KIND_PERFINFO32 ? 1 : 2;
+            h[1] = (uint8_t)ev->hook_id;
+            h[2] = (uint8_t)(ev->hook_id >> 8);
+            h[3] = (uint8_t)ev->version;
+            put("fuzz_kfields", c->name, c->nkf++, h, 4, ev->data, ev->data_len);
+        }
+    }
+    if ((ev->kind == ETL_KIND_EVENT_HEADER64 || ev->kind == ETL_KIND_EVENT_HEADER32) &&
+        ev->ext_items && ev->ext_items_len <= 0xFFFF && c->ntl < 40) {
+        uint8_t *b = malloc((size_t)ev->ext_items_len + ev->data_len + 1);
+        if (b) {
+            h[0] = ev->kind == ETL_KIND_EVENT_HEADER32 ? 1 : 0;
+            h[1] = (uint8_t)ev->ext_items_len;
+            h[2] = (uint8_t)(ev->ext_items_len >> 8);
+            memcpy(b, ev->ext_items, ev->ext_items_len);
+            if (ev->data_len)
+                memcpy(b + ev->ext_items_len, ev->data, ev->data_len);
+            put("fuzz_tracelogging", c->name, c->ntl++, h, 3, b,
+                (size_t)ev->ext_items_len + ev->data_len);
+            free(b);
+        }
+    }
+    return true;
+}
+
+static void cut_trace(const char *path, unsigned index)
+{
+    size_t n = 0;
+    uint8_t *d = slurp(path, &n);
+    if (!d) {
+        fprintf(stderr, "cutseeds: %s: cannot read: %s\n", path, strerror(errno));
+        return;
+    }
+    char name[256];
+    const char *base = strrchr(path, '/');
+    snprintf(name, sizeof name, "%s", base ? base + 1 : path);
+    size_t nl = strlen(name);
+    if (nl > 4 && strcmp(name + nl - 4, ".etl") == 0)
+        name[nl - 4] = '\0';
+
+    /* Buffers: the first up to CUT_MAX bytes, whole buffers of each kind. */
+    size_t first = 0, off = 0;
+    unsigned nhdr = 0, nlz = 0;
+    while (off + BUF_HDR <= n) {
+        uint32_t size = le32(d + off), saved = le32(d + off + 4);
+        if (size < BUF_HDR || size > n - off)
+            break;
+        uint16_t flag = (uint16_t)(d[off + 0x34] | d[off + 0x35] << 8);
+        if (flag & FLAG_COMPRESSED) {
+            if (nlz < 8 && saved > BUF_HDR && saved - BUF_HDR <= 0xFFFFFu) {
+                uint32_t out = saved - BUF_HDR;
+                uint8_t h[3] = { (uint8_t)out, (uint8_t)(out >> 8), (uint8_t)(out >> 16) };
+                put("fuzz_lz77", name, nlz++, h, 3, d + off + BUF_HDR, size - BUF_HDR);
+            }
+        } else if (nhdr < 8) {
+            put("fuzz_header", name, nhdr++, NULL, 0, d + off, size);
+        }
+        if (off + size <= CUT_MAX)
+            first = off + size;
+        off += size;
+    }
+    if (first == 0)
+        first = n < CUT_MAX ? n : CUT_MAX;
+    size_t small = n <= CUT_MAX ? n : first;
+    for (unsigned s = 0; s < FILE_RUNS; s++) {
+        uint8_t sel = (uint8_t)s;
+        put("fuzz_file", name, s, &sel, 1, d, small);
+    }
+    if (n > CUT_MAX)
+        for (unsigned j = 0; j < 3; j++) {
+            uint8_t sel = (uint8_t)((index + 12 * j) % FILE_RUNS);
+            put("fuzz_file", name, FILE_RUNS + j, &sel, 1, d, n);
+        }
+    put("fuzz_export", name, 0, NULL, 0, d, small);
+
+    /* Events: payloads for the decoders' targets. */
+    enum etl_open_status st;
+    struct etl_file *f = etl_open_mem(d, n, path, NULL, &st);
+    if (f) {
+        struct cut c;
+        memset(&c, 0, sizeof c);
+        c.name = name;
+        etl_walk_file(f, on_event, &c);
+        etl_close(f);
+    }
+    free(d);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: cutseeds OUTDIR TRACE...\n");
+        return 2;
+    }
+    outdir = argv[1];
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cutseeds: %s: %s\n", outdir, strerror(errno));
+        return 1;
+    }
+    for (int i = 2; i < argc; i++)
+        cut_trace(argv[i], (unsigned)(i - 2));
+    return failed;
+}
