@@ -113,7 +113,7 @@ build/fuzz-replay/%: build/fuzz-replay/%.o build/fuzz-replay/driver.o build/libe
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
 
 # Cuts seeds for the fuzz targets out of traces read in place (tests/fuzz.sh).
-build/cutseeds: tests/fuzz/cutseeds.c build/libetldump.a
+build/cutseeds: tests/fuzz/cutseeds.c tests/fuzz/fuzz_file.h build/libetldump.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetldump.a $(XML_LIBS)
 

@@ -12,7 +12,7 @@
  *                 buffers up to 64 KiB) behind each selector byte of the
  *                 target's table (0 .. FILE_RUNS-1); a larger trace also
  *                 whole, behind the selectors of its position among the
- *                 traces given (i, i + 12, i + 24);
+ *                 traces given (i, i + 13, i + 26);
  *   fuzz_export   the trace, or its first buffers up to 64 KiB;
  *   fuzz_header   whole uncompressed buffers (the first eight);
  *   fuzz_lz77     compressed buffers, their decompressed size in front;
@@ -24,7 +24,10 @@
  *                 behind fuzz_kfields's header: kind, HookId, version;
  *   fuzz_tracelogging
  *                 events with extended data items (the TraceLogging
- *                 schema) behind the kind byte and the items' length.
+ *                 schema) behind the kind byte and the items' length;
+ *   fuzz_metadata EventMetadata events (a TRACE_EVENT_INFO) and the chunks
+ *                 of EventSource manifest events, behind the byte that
+ *                 says which and their length.
  * Returns 0, or 1 when an output could not be written. A trace that cannot
  * be read is skipped with a message.
  */
@@ -36,9 +39,10 @@
 #include <sys/stat.h>
 
 #include "etl/etl.h"
+#include "fuzz_file.h"
 
 /* The entries of the table `runs` in fuzz_file.c. */
-#define FILE_RUNS 36
+#define FILE_RUNS FUZZ_FILE_RUNS
 #define CUT_MAX 65536u
 #define BUF_HDR 0x48u
 #define FLAG_COMPRESSED 0x0040u
@@ -99,7 +103,7 @@ static uint8_t *slurp(const char *path, size_t *n)
 /* The events of one trace. */
 struct cut {
     const char *name;
-    unsigned ncsw, nbatch, nlog, nkf, ntl;
+    unsigned ncsw, nbatch, nlog, nkf, ntl, nmeta;
     uint32_t kseen[512];      /* kind << 24 | version << 16 | HookId, seen */
     unsigned nkseen;
 };
@@ -152,6 +156,26 @@ static bool on_event(void *ctx, const struct etl_event *ev)
             free(b);
         }
     }
+    /* KernelTraceControl EventMetadata (format.md §20). */
+    static const uint8_t meta_guid[16] = { 0xc1, 0xf6, 0xcc, 0xbb, 0xd1, 0x6c, 0xc4, 0x48,
+                                           0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71 };
+    bool p4 = ev->ptr_size == 4;
+    if (c->nmeta < 40 && (ev->flags & ETL_EV_GUID) && ev->opcode == 32 &&
+        memcmp(ev->guid, meta_guid, 16) == 0 && ev->data_len <= 0xFFFF) {
+        h[0] = p4 ? 2 : 0;
+        h[1] = (uint8_t)ev->data_len;
+        h[2] = (uint8_t)(ev->data_len >> 8);
+        put("fuzz_metadata", c->name, c->nmeta++, h, 3, ev->data, ev->data_len);
+    }
+    /* An EventSource manifest chunk after its 8-byte envelope. */
+    if (c->nmeta < 40 && (ev->flags & ETL_EV_EVENT_ID) && ev->event_id == 65534 &&
+        ev->opcode == 254 && ev->data_len > 8 && ev->data_len - 8 <= 0xFFFF) {
+        uint32_t n = ev->data_len - 8;
+        h[0] = p4 ? 3 : 1;
+        h[1] = (uint8_t)n;
+        h[2] = (uint8_t)(n >> 8);
+        put("fuzz_metadata", c->name, c->nmeta++, h, 3, ev->data + 8, n);
+    }
     return true;
 }
 
@@ -200,7 +224,7 @@ static void cut_trace(const char *path, unsigned index)
     }
     if (n > CUT_MAX)
         for (unsigned j = 0; j < 3; j++) {
-            uint8_t sel = (uint8_t)((index + 12 * j) % FILE_RUNS);
+            uint8_t sel = (uint8_t)((index + 13 * j) % FILE_RUNS);
             put("fuzz_file", name, FILE_RUNS + j, &sel, 1, d, n);
         }
     put("fuzz_export", name, 0, NULL, 0, d, small);
