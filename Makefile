@@ -95,7 +95,7 @@ build/tests/%: build/tests/unit/%.o build/libetldump.a build/libetlgen.a
 # the same sanitizers into build/fuzz/obj.
 FUZZ_TARGETS = fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 \
                fuzz_loggerctx fuzz_kfields fuzz_tracelogging fuzz_metadata fuzz_sched \
-               fuzz_export
+               fuzz_export fuzz_args
 FUZZ_REPLAY = $(FUZZ_TARGETS:%=build/fuzz-replay/%)
 FUZZ_CC ?= clang
 FUZZ_CFLAGS ?= -O1 -g -fno-omit-frame-pointer

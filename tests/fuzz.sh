@@ -18,7 +18,7 @@ root=$here/..
 shared=${ETLDUMP_SHARED:-$root/../shared}
 bin=${FUZZ_REPLAY_DIR:-$root/build/fuzz-replay}
 targets="fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 fuzz_loggerctx
-         fuzz_kfields fuzz_tracelogging fuzz_metadata fuzz_sched fuzz_export"
+         fuzz_kfields fuzz_tracelogging fuzz_metadata fuzz_sched fuzz_export fuzz_args"
 seeds=${FUZZ_SEEDS:-$root/build/fuzz-seeds}
 cutseeds=${CUTSEEDS:-$root/build/cutseeds}
 mktrace=${MKTRACE:-$root/build/mktrace}
@@ -42,6 +42,9 @@ if [ -x "$mktrace" ]; then
     g processes-ready-dpc --processes --ready --dpc --cpus=2 --switches=300 --buffer-size=4096 --seed=305
     g processes-ready-compact --processes --ready --encoding=compact --cpus=3 --switches=400 --seed=306
     g cswitch-v2-ptr4-compressed --cswitch-version=2 --ptr=4 --compress --processes --dpc --cpus=2 --switches=200 --seed=307
+    g rundown-start-mixed-pmc --rundown=start --processes --ready --dpc --encoding=mixed --pmc=2 --cpus=3 --switches=300 --seed=308
+    g rundown-end-win7-circular --rundown=end --processes --build=7601 --circular --cpus=2 --switches=250 --buffer-size=2048 --seed=309
+    g settled-lost --settled --processes --lost-cpu=0 --misc-rate=8 --cpus=2 --switches=300 --buffer-size=2048 --seed=310
     for f in "$seeds"/gen/*.etl; do
         [ -f "$f" ] && set -- "$@" "$f"
     done
