@@ -32,7 +32,8 @@
  *
  * Checks: the decoders accept exactly the payloads long enough and give
  * back their bytes; etl_sched_take gives for each switch what sched.h says
- * (a model of its rules kept here, by TID, in a plain list), with time
+ * (a model of its rules kept here, by TID, in a plain list, until the
+ * bound on threads kept makes it forget some), with time
  * order kept no duration is negative; runs are ordered, never overlap on a
  * CPU and keep to the filters, and the DPC and ISR time taken out of a run
  * lies inside it, each part once; usage intervals follow each other from the
@@ -402,6 +403,7 @@ static void check_sched(const struct items *s, bool give_who)
     if (!an)
         abort();
     struct model m = { NULL, 0, 0, 0 };
+    bool swept = false;
     for (size_t i = 0; i < s->n; i++) {
         const struct etl_sched_item *it = &s->it[i];
         struct etl_sched_facts got, want;
@@ -417,14 +419,16 @@ static void check_sched(const struct items *s, bool give_who)
         if (!etl_sched_take(an, it, pwo, pwn, is_sw || (i & 1) ? &got : NULL))
             abort();
         model_take(&m, it, &want);
+        /* Past the bound on threads kept (small in the fuzz builds), the
+         * forgotten ones are told nothing: the model no longer applies. */
+        swept = swept || etl_sched_forgotten(an) != 0;
         if (is_sw) {
-            same_facts(&got, &want);
+            if (!swept)
+                same_facts(&got, &want);
             if (s->ordered)
                 no_negative(&got, it->ts);
         }
     }
-    if (etl_sched_forgotten(an) != 0)
-        abort(); /* far fewer threads than the bound */
     free(m.t);
     etl_sched_free(an);
 }
