@@ -25,6 +25,9 @@
  *   fuzz_tracelogging
  *                 events with extended data items (the TraceLogging
  *                 schema) behind the kind byte and the items' length;
+ *                 and, made here (gen-tl-N), an event per in-type in
+ *                 each kind of array and with each OutType, structures,
+ *                 damaged UTF-8;
  *   fuzz_metadata EventMetadata events (a TRACE_EVENT_INFO) and the chunks
  *                 of EventSource manifest events, behind the byte that
  *                 says which and their length.
@@ -179,6 +182,124 @@ static bool on_event(void *ctx, const struct etl_event *ev)
     return true;
 }
 
+/* ---- generated TraceLogging events (format.md §19) ------------------------------ */
+
+struct tl {
+    uint8_t schema[512];
+    size_t n;
+    unsigned k;
+};
+
+static void tl_begin(struct tl *t, bool ext)
+{
+    t->n = 2;
+    if (ext)
+        t->schema[t->n++] = 0x80; /* an extension byte with another after it */
+    t->schema[t->n++] = 0x00;
+    memcpy(t->schema + t->n, "Ev", 3);
+    t->n += 3;
+}
+
+/* A field: its name, InType (with its flags), OutType when out >= 0, a
+ * count for a constant-count array, type info for a custom one. */
+static void tl_field(struct tl *t, const char *name, unsigned in, int out, unsigned count)
+{
+    size_t l = strlen(name) + 1;
+    memcpy(t->schema + t->n, name, l);
+    t->n += l;
+    t->schema[t->n++] = (uint8_t)(in | (out >= 0 ? 0x80u : 0u));
+    if (out >= 0)
+        t->schema[t->n++] = (uint8_t)out;
+    if ((in & 0x60u) == 0x20u || (in & 0x60u) == 0x60u) {
+        t->schema[t->n++] = (uint8_t)count;
+        t->schema[t->n++] = (uint8_t)(count >> 8);
+        if ((in & 0x60u) == 0x60u)
+            for (unsigned i = 0; i < count; i++)
+                t->schema[t->n++] = (uint8_t)(0xA0u + i);
+    }
+}
+
+/* Writes the event: provider traits and schema items, then the payload. */
+static void tl_put(struct tl *t, bool ptr32, const uint8_t *pay, size_t npay)
+{
+    static const uint8_t traits[4] = { 4, 0, 'P', 0 };
+    uint8_t b[1024];
+    size_t n = 0;
+    t->schema[0] = (uint8_t)t->n;
+    t->schema[1] = (uint8_t)(t->n >> 8);
+    const uint8_t *data[2] = { traits, t->schema };
+    size_t len[2] = { sizeof traits, t->n };
+    for (unsigned i = 0; i < 2; i++) {
+        size_t total = (8 + len[i] + 7) & ~(size_t)7;
+        uint16_t type = i ? 11 : 12, link = i ? 0 : 1;
+        uint8_t h[8] = { (uint8_t)total, (uint8_t)(total >> 8), (uint8_t)type, 0,
+                         (uint8_t)link, 0, (uint8_t)len[i], (uint8_t)(len[i] >> 8) };
+        memcpy(b + n, h, 8);
+        memcpy(b + n + 8, data[i], len[i]);
+        memset(b + n + 8 + len[i], 0, total - 8 - len[i]);
+        n += total;
+    }
+    uint8_t head[3] = { ptr32 ? 1 : 0, (uint8_t)n, (uint8_t)(n >> 8) };
+    memcpy(b + n, pay, npay);
+    put("fuzz_tracelogging", "gen-tl", t->k++, head, 3, b, n + npay);
+}
+
+static void tl_seeds(void)
+{
+    /* A count of 2, then bytes every in-type can read some of: a short
+     * UTF-16 and 8-bit string, integers, a NaN and an infinity. */
+    static const uint8_t pay[48] = {
+        0x02, 0x00, 0x61, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06,
+        0x07, 0x08, 0xFF, 0xFF, 0xFF, 0x7F, 0x00, 0x00, 0x80, 0x7F, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0xF8, 0x7F, 0x41, 0x42, 0x00, 0x00, 0x11, 0x22,
+        0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE };
+    /* A SID (S-1-5-18), a UTF-8 string with a bad byte, a SYSTEMTIME. */
+    static const uint8_t sid[12] = { 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0 };
+    static const uint8_t utf8[8] = { 'a', 0xC3, 0xA9, 0xFF, 0xE2, 0x82, 0xAC, 0 };
+    static const uint8_t systime[16] = { 0xE8, 0x07, 11, 0, 1, 0, 23, 0, 12, 0, 30, 0, 15, 0, 0x10, 0 };
+    static const int outs[] = { 2, 3, 4, 7, 8, 9, 37, 35 };
+    struct tl t;
+    memset(&t, 0, sizeof t);
+    for (unsigned in = 1; in <= 25; in++) {
+        if (in == 24)
+            continue;
+        const uint8_t *p = in == 19 ? sid : in == 18 ? systime : pay;
+        size_t np = in == 19 ? sizeof sid : in == 18 ? sizeof systime : sizeof pay;
+        for (unsigned mode = 0; mode < 4; mode++) {
+            tl_begin(&t, mode == 3);
+            tl_field(&t, "f", in | (mode == 1 ? 0x20u : mode == 2 ? 0x40u : mode == 3 ? 0x60u : 0u),
+                     -1, mode == 1 ? 2 : mode == 3 ? 3 : 0);
+            tl_put(&t, in == 16 && mode == 0, p, np);
+        }
+        for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++) {
+            tl_begin(&t, false);
+            tl_field(&t, "f", in, outs[o], 0);
+            tl_field(&t, "g", in | 0x40u, outs[o], 0);
+            tl_put(&t, false, p, np);
+        }
+    }
+    /* 8-bit strings in UTF-8 with damage; structures, alone and in arrays;
+     * an OutType with an extension byte; a payload too short. */
+    tl_begin(&t, false);
+    tl_field(&t, "s", 2, 35, 0);
+    tl_field(&t, "c", 23, -1, 0);
+    tl_put(&t, false, utf8, sizeof utf8);
+    for (unsigned a = 0; a < 3; a++) {
+        tl_begin(&t, false);
+        tl_field(&t, "st", 24 | (a == 1 ? 0x20u : a == 2 ? 0x40u : 0u), 2, a == 1 ? 2 : 0);
+        tl_field(&t, "a", 7, -1, 0);
+        tl_field(&t, "b", 24, 1, 0);
+        tl_field(&t, "c", 2, -1, 0);
+        tl_field(&t, "d", 15, -1, 0);
+        tl_put(&t, false, pay, sizeof pay);
+    }
+    tl_begin(&t, false);
+    tl_field(&t, "x", 8, 0x84, 0);
+    t.schema[t.n++] = 0x00; /* the OutType's extension byte */
+    tl_field(&t, "y", 12, -1, 0);
+    tl_put(&t, false, pay, 6);
+}
+
 static void cut_trace(const char *path, unsigned index)
 {
     size_t n = 0;
@@ -255,5 +376,6 @@ int main(int argc, char **argv)
     }
     for (int i = 2; i < argc; i++)
         cut_trace(argv[i], (unsigned)(i - 2));
+    tl_seeds();
     return failed;
 }
