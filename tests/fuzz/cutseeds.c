@@ -22,6 +22,8 @@
  *   fuzz_batch    compact batch payloads (HookId 0x0525) behind a byte;
  *   fuzz_kfields  payloads of kernel events (one per HookId and version)
  *                 behind fuzz_kfields's header: kind, HookId, version;
+ *                 and, made here (gen-pt-N), Process and Thread events of
+ *                 versions 0-5;
  *   fuzz_tracelogging
  *                 events with extended data items (the TraceLogging
  *                 schema) behind the kind byte and the items' length;
@@ -30,7 +32,9 @@
  *                 damaged UTF-8;
  *   fuzz_metadata EventMetadata events (a TRACE_EVENT_INFO) and the chunks
  *                 of EventSource manifest events, behind the byte that
- *                 says which and their length.
+ *                 says which and their length; and, made here
+ *                 (gen-manifest-N), manifests of every in-type, lengths
+ *                 and counts by number and by name, structures, damage.
  * Returns 0, or 1 when an output could not be written. A trace that cannot
  * be read is skipped with a message.
  */
@@ -300,6 +304,106 @@ static void tl_seeds(void)
     tl_put(&t, false, pay, 6);
 }
 
+/* Process and Thread events of every version for fuzz_kfields (SYSTEM64
+ * and PERFINFO32 headers: 64- and 32-bit pointers): a pattern of fields,
+ * then a SID and strings. */
+static void pt_seeds(void)
+{
+    static const uint16_t hooks[] = { 0x0301, 0x0302, 0x0303, 0x0304, 0x030B, 0x0327,
+                                      0x0501, 0x0502, 0x0503, 0x0504, 0x0548 };
+    uint8_t pay[160];
+    for (size_t i = 0; i < sizeof pay; i++)
+        pay[i] = (uint8_t)(i * 7u + 1u);
+    /* A SID (TOKEN_USER, then S-1-5-18) at 48, strings after it. */
+    static const uint8_t sid[28] = { 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                     1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0 };
+    unsigned k = 0;
+    for (size_t h = 0; h < sizeof hooks / sizeof hooks[0]; h++)
+        for (unsigned v = 0; v <= 5; v++)
+            for (unsigned kind = 1; kind <= 2; kind++) {
+                uint8_t p[sizeof pay];
+                memcpy(p, pay, sizeof p);
+                memcpy(p + 48, sid, sizeof sid);
+                memcpy(p + 76, "a.exe", 6);
+                memcpy(p + 82, "c\0m\0d\0\0\0", 8);
+                size_t n = v & 1u ? sizeof p : 96;
+                uint8_t head[4] = { (uint8_t)kind, (uint8_t)hooks[h], (uint8_t)(hooks[h] >> 8),
+                                    (uint8_t)v };
+                put("fuzz_kfields", "gen-pt", k++, head, 4, p, n);
+            }
+}
+
+/* EventSource manifests made here for fuzz_metadata (format.md §20):
+ * templates of every in-type, lengths and counts given as numbers and as
+ * earlier fields' names, structures, events with and without a task. */
+static void manifest_seeds(void)
+{
+    static const char *const manifests[] = {
+        "<instrumentationManifest><instrumentation><events>"
+        "<provider name=\"Gen-Provider\" guid=\"{11223344-5566-7788-99aa-bbccddeeff00}\">"
+        "<events>"
+        "<event value=\"1\" version=\"0\" task=\"Work\" opcode=\"Start\" template=\"T1\"/>"
+        "<event value=\"2\" version=\"1\" symbol=\"Second\" template=\"T2\"/>"
+        "<event value=\"3\" version=\"0\" task=\"Work\" template=\"T3\"/>"
+        "<event value=\"4\" symbol=\"NoTemplate\"/>"
+        "<event value=\"5\" version=\"0\" template=\"Missing\"/>"
+        "</events><templates>"
+        "<template tid=\"T1\">"
+        "<data name=\"s\" inType=\"win:UnicodeString\"/>"
+        "<data name=\"a\" inType=\"win:AnsiString\" outType=\"xs:string\"/>"
+        "<data name=\"i8\" inType=\"win:Int8\"/><data name=\"u8\" inType=\"win:UInt8\" outType=\"win:HexInt8\"/>"
+        "<data name=\"i16\" inType=\"win:Int16\"/><data name=\"u16\" inType=\"win:UInt16\" outType=\"win:Port\"/>"
+        "<data name=\"i32\" inType=\"win:Int32\"/><data name=\"u32\" inType=\"win:UInt32\" outType=\"win:IPv4\"/>"
+        "<data name=\"i64\" inType=\"win:Int64\"/><data name=\"u64\" inType=\"win:UInt64\" outType=\"win:HexInt64\"/>"
+        "<data name=\"f\" inType=\"win:Float\"/><data name=\"d\" inType=\"win:Double\"/>"
+        "<data name=\"b\" inType=\"win:Boolean\"/><data name=\"g\" inType=\"win:GUID\"/>"
+        "<data name=\"p\" inType=\"win:Pointer\"/><data name=\"ft\" inType=\"win:FILETIME\"/>"
+        "<data name=\"st\" inType=\"win:SYSTEMTIME\"/><data name=\"h32\" inType=\"win:HexInt32\"/>"
+        "<data name=\"h64\" inType=\"win:HexInt64\"/>"
+        "</template>"
+        "<template tid=\"T2\">"
+        "<data name=\"n\" inType=\"win:UInt16\"/>"
+        "<data name=\"bin\" inType=\"win:Binary\" length=\"n\"/>"
+        "<data name=\"fix\" inType=\"win:Binary\" length=\"4\" outType=\"win:IPv6\"/>"
+        "<data name=\"arr\" inType=\"win:UInt32\" count=\"n\"/>"
+        "<data name=\"arr2\" inType=\"win:Int16\" count=\"2\"/>"
+        "<struct name=\"pair\" count=\"2\"><data name=\"x\" inType=\"win:Int32\"/>"
+        "<data name=\"y\" inType=\"win:UnicodeString\"/></struct>"
+        "<data name=\"cs\" inType=\"win:CountedUnicodeString\"/>"
+        "<data name=\"ca\" inType=\"win:CountedAnsiString\"/>"
+        "<data name=\"cb\" inType=\"win:CountedBinary\"/>"
+        "<data name=\"sid\" inType=\"win:SID\"/>"
+        "<data name=\"bad\" inType=\"win:Nothing\"/>"
+        "</template>"
+        "<template tid=\"T3\"><data name=\"c\" inType=\"win:UInt8\" count=\"nope\"/>"
+        "<data name=\"l\" inType=\"win:AnsiString\" length=\"99999\"/></template>"
+        "</templates></provider></events></instrumentation></instrumentationManifest>",
+        "<instrumentationManifest><instrumentation><events>"
+        "<provider name=\"Gen-Broken\" guid=\"not-a-guid\"><events>"
+        "<event value=\"x\"/><event value=\"70000\" version=\"300\"/></events>"
+        "</provider></events></instrumentation></instrumentationManifest>",
+        "<instrumentationManifest><unclosed>",
+    };
+    uint8_t pay[96];
+    for (size_t i = 0; i < sizeof pay; i++)
+        pay[i] = i < 8 ? (uint8_t)"a\0b\0\0\0x\0"[i] : (uint8_t)(i * 13u + 2u);
+    pay[8] = 2; /* a small count or length where one is read */
+    pay[9] = 0;
+    unsigned k = 0;
+    for (size_t m = 0; m < sizeof manifests / sizeof manifests[0]; m++)
+        for (unsigned ptr32 = 0; ptr32 <= 1; ptr32++) {
+            size_t n = strlen(manifests[m]);
+            uint8_t *b = malloc(n + sizeof pay);
+            if (!b)
+                return;
+            memcpy(b, manifests[m], n);
+            memcpy(b + n, pay, sizeof pay);
+            uint8_t head[3] = { (uint8_t)(1u | (ptr32 ? 2u : 0u)), (uint8_t)n, (uint8_t)(n >> 8) };
+            put("fuzz_metadata", "gen-manifest", k++, head, 3, b, n + sizeof pay);
+            free(b);
+        }
+}
+
 static void cut_trace(const char *path, unsigned index)
 {
     size_t n = 0;
@@ -377,5 +481,7 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++)
         cut_trace(argv[i], (unsigned)(i - 2));
     tl_seeds();
+    pt_seeds();
+    manifest_seeds();
     return failed;
 }
