@@ -96,14 +96,17 @@ build/tests/%: build/tests/unit/%.o build/libetldump.a build/libetlgen.a
 # binaries in build/fuzz with clang and ASan+UBSan, the library compiled with
 # the same sanitizers into build/fuzz/obj.
 FUZZ_TARGETS = fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 \
-               fuzz_loggerctx fuzz_kfields fuzz_tracelogging fuzz_metadata
+               fuzz_loggerctx fuzz_kfields fuzz_tracelogging fuzz_metadata fuzz_sched \
+               fuzz_export fuzz_args
 FUZZ_REPLAY = $(FUZZ_TARGETS:%=build/fuzz-replay/%)
 FUZZ_CC ?= clang
 FUZZ_CFLAGS ?= -O1 -g -fno-omit-frame-pointer
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 # Decompression is bounded lower than in etldump (src/etl/reader.c), so that
-# decompression bombs do not slow the fuzzers down.
-FUZZ_DEFS = -DETL_INFLATE_BASE="(4u * 1024u * 1024u)"
+# decompression bombs do not slow the fuzzers down; the scheduling state
+# keeps 64 threads instead of 2^18 (src/decode/sched.c), so that fuzz_sched
+# reaches what happens past the bound.
+FUZZ_DEFS = -DETL_INFLATE_BASE="(4u * 1024u * 1024u)" -DSCHED_KEPT=64u
 FUZZ_OBJ = $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 
 build/fuzz-replay/%.o: tests/fuzz/%.c
@@ -112,6 +115,11 @@ build/fuzz-replay/%.o: tests/fuzz/%.c
 
 build/fuzz-replay/%: build/fuzz-replay/%.o build/fuzz-replay/driver.o build/libetldump.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
+
+# Cuts seeds for the fuzz targets out of traces read in place (tests/fuzz.sh).
+build/cutseeds: tests/fuzz/cutseeds.c tests/fuzz/fuzz_file.h build/libetldump.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetldump.a $(XML_LIBS)
 
 build/mutate: tests/fuzz/mutate.c
 	@mkdir -p $(@D)
@@ -130,6 +138,28 @@ build/fuzz/%: tests/fuzz/%.c build/fuzz/libetldump.a
 
 fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
 	@echo "fuzz: built $(FUZZ_TARGETS:%=build/fuzz/%); see tests/fuzz/README"
+
+# Source-based coverage of the fuzz replays (tests/fuzz/coverage.sh): the
+# library (with FUZZ_DEFS) and the targets built with clang's profile
+# instrumentation into build/cov, the corpus, regression inputs and cut seeds replayed, the report
+# printed; fails below 90% of the library's lines.
+COV_CFLAGS = -O1 -g -fprofile-instr-generate -fcoverage-mapping
+COV_OBJ = $(LIB_SRC:%.c=build/cov/obj/%.o)
+
+build/cov/obj/%.o: %.c | fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_DEFS) $(WARN) $(COV_CFLAGS) -MMD -MP -c $< -o $@
+
+build/cov/libetldump.a: $(COV_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+build/cov/bin/%: build/cov/obj/tests/fuzz/%.o build/cov/obj/tests/fuzz/driver.o build/cov/libetldump.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(COV_CFLAGS) -o $@ $^ $(XML_LIBS)
+
+fuzz-coverage: $(FUZZ_TARGETS:%=build/cov/bin/%) build/cutseeds build/mktrace
+	@sh tests/fuzz/coverage.sh
 
 fuzz-cc:
 	@command -v $(FUZZ_CC) > /dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) not found (libFuzzer comes with clang); run: sudo apt-get install -y clang" >&2; exit 1; }
@@ -151,7 +181,7 @@ build/mkedge: tests/edge/mkedge.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate \
+TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate build/cutseeds \
                 build/failalloc.so build/manybuf build/peak build/mkedge
 
 # Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump
@@ -189,4 +219,5 @@ install: etldump
 -include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) build/src/main.d build/tests/gen/mktrace.d
 -include $(UNIT_SRC:tests/unit/%.c=build/tests/unit/%.d) $(FUZZ_OBJ:.o=.d)
 -include $(FUZZ_TARGETS:%=build/fuzz-replay/%.d) build/fuzz-replay/driver.d
+-include $(COV_OBJ:.o=.d) $(FUZZ_TARGETS:%=build/cov/obj/tests/fuzz/%.d)
 endif

@@ -4,18 +4,23 @@
 # cut at many offsets (every buffer boundary and the bytes either side of it,
 # inside buffer and record headers, ~50 more per file), and mutants with
 # damaged buffer and trace header fields (build/mutate, tests/fuzz/mutate.c),
-# each run through --events=all, the switch view and -f xml --time=abs
-# (checked with xmllint --noout). Every run must end within 10 s with exit
-# status 0, 1 or 3; with 1 or 3, standard error must start with
-# "etldump: FILE: offset 0x...:", and with 0 it must hold nothing but warnings
-# ("etldump: FILE: warning: ..."). Truncations of
+# each run through three of the 20 views and formats of combo() below,
+# which rotate from one input to the next so that every view and format
+# meets every kind of damage (XML and SVG outputs checked with xmllint
+# --noout; -f svg writes nothing for an input it cannot read); with
+# HOSTILE_LONG=1 every input runs through all of them. Every run must end
+# within 10 s with exit status 0, 1 or 3; with 1 or 3, the first message on
+# standard error that is not a warning or a note must start with
+# "etldump: FILE: offset 0x...:", and with 0 it must hold nothing but
+# warnings and notes ("etldump: FILE: warning: ..."). Truncations of
 # files over 256 KiB run --events=all alone; mutants of them are made from the
 # first buffer and a run of whole buffers, 256 KiB at most.
 # Usage: tests/hostile.sh ETLDUMP
 # Environment: HOSTILE_MUTANTS (mutants per file, default 110),
 # HOSTILE_OFFSETS (random truncation offsets per file, default 50),
 # HOSTILE_JOBS (parallel workers, default 2), HOSTILE_KEEP (a directory where
-# failing inputs are kept, default build/hostile-failures).
+# failing inputs are kept, default build/hostile-failures), HOSTILE_LONG=1
+# (every view and format for every input).
 set -u
 etldump=$1
 here=$(dirname "$0")
@@ -27,7 +32,13 @@ nmut=${HOSTILE_MUTANTS:-110}
 noff=${HOSTILE_OFFSETS:-50}
 jobs=${HOSTILE_JOBS:-2}
 keep=${HOSTILE_KEEP:-$root/build/hostile-failures}
+long=${HOSTILE_LONG:-0}
 export LC_ALL=C TZ=UTC
+
+# The views and formats, one run each: combo N sets the arguments of run N
+# (from 1). The XML and SVG outputs are checked with xmllint. The first is
+# the only run for truncations of big files.
+ncombos=20
 
 if [ ! -x "$mutate" ]; then
     echo "hostile: FAIL: $mutate not built (make build/mutate)"
@@ -87,8 +98,8 @@ worker() {
                 return 1
             fi ;;
         1|3)
-            line=
-            IFS= read -r line < "$w/err"
+            # The first message that is not a warning or a note.
+            line=$(grep -v "^etldump: $cur: \(warning\|note\): " "$w/err" | head -n 1)
             case $line in
             "etldump: $cur: offset 0x"[0-9a-f]*": "?*) ;;
             *)
@@ -105,15 +116,65 @@ worker() {
         return 0
     }
 
-    # all VIEWS: the runs for one input ("events" alone for big truncations).
+    # combo N: run number N of the list on $cur.
+    combo() {
+        case $1 in
+        1) set -- --events=all -f csv ;;
+        2) set -- ;;
+        3) set -- -f xml --time=abs ;;
+        4) set -- --events=all -f json --time=raw ;;
+        5) set -- --stats ;;
+        6) set -- --info -f xml ;;
+        7) set -- --summary -f csv ;;
+        8) set -- --summary=routines -f json ;;
+        9) set -- --usage ;;
+        10) set -- --usage=20ms -f xml --time=abs ;;
+        11) set -- -f perfetto ;;
+        12) set -- -f svg ;;
+        13) set -- --usage -f svg ;;
+        14) set -- --events=all -f text --no-header ;;
+        15) set -- --stats -f json --time=abs ;;
+        16) set -- --info -f csv ;;
+        17) set -- -f json --crlf -H ;;
+        18) set -- --summary -f xml --time=raw ;;
+        19) set -- --usage=10ms -f csv ;;
+        *) set -- --summary -f text ;;
+        esac
+        run "$@" || return 1
+        case " $* " in
+        *" xml "*|*" svg "*)
+            # The outputs that are not tables write nothing for an input
+            # that cannot be read.
+            if [ "$rc" -eq 3 ] && [ ! -s "$w/out" ] && case " $* " in *" svg "*) true ;; *) false ;; esac; then
+                return 0
+            fi
+            if [ "$xml" = yes ] && ! xmllint --noout --huge "$w/out" 2> "$w/xerr"; then
+                bad "$src $label ($*): not well-formed: $(head -n 1 "$w/xerr")"
+                return 1
+            fi ;;
+        esac
+        return 0
+    }
+
+    # all VIEWS: the runs for one input ("events" alone for big truncations):
+    # three combos, rotating with the input's number n, or all of them.
+    n=0
     all() {
-        run --events=all -f csv || return
-        [ "$1" = events ] && { pass=$((pass + 1)); return; }
-        run || return
-        run -f xml --time=abs || return
-        if [ "$xml" = yes ] && ! xmllint --noout "$w/out" 2> "$w/xerr"; then
-            bad "$src $label (-f xml --time=abs): not well-formed: $(head -n 1 "$w/xerr")"
+        n=$((n + 1))
+        if [ "$1" = events ]; then
+            combo 1 && pass=$((pass + 1))
             return
+        fi
+        if [ "$long" = 1 ]; then
+            c=1
+            while [ "$c" -le "$ncombos" ]; do
+                combo "$c" || return
+                c=$((c + 1))
+            done
+        else
+            for j in 0 1 2; do
+                combo $(( (3 * n + j + k) % ncombos + 1 )) || return
+            done
         fi
         pass=$((pass + 1))
     }
@@ -186,7 +247,8 @@ while [ "$k" -lt "$jobs" ]; do
     k=$((k + 1))
 done
 nfiles=$(wc -l < "$tmp/files")
-echo "hostile: $nfiles files, $ntrunc truncations, $nmutants mutants, 3 runs each (1 for truncations of big files), $(( $(date +%s) - start )) s"
+if [ "$long" = 1 ]; then runs="$ncombos runs each"; else runs="3 of $ncombos views and formats each, rotating"; fi
+echo "hostile: $nfiles files, $ntrunc truncations, $nmutants mutants, $runs (1 for truncations of big files), $(( $(date +%s) - start )) s"
 [ "$fail" -gt 0 ] && echo "hostile: failing inputs kept in $keep"
 echo "hostile: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

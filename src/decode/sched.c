@@ -17,8 +17,11 @@
 #define ST_DEFERRED_READY 7
 
 /* Most threads kept at once: those switched out and not yet back, and
- * those readied. Past it the older half is forgotten (sweep). */
+ * those readied. Past it the older half is forgotten (sweep). The fuzz
+ * builds make it smaller (FUZZ_DEFS in the Makefile) to reach the sweep. */
+#ifndef SCHED_KEPT
 #define SCHED_KEPT (1u << 18)
+#endif
 
 /* What is known of one thread. */
 struct tstate {

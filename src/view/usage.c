@@ -205,12 +205,19 @@ bool etl_runs_switch(struct etl_runs *r, const struct etl_switch *sw, bool linke
             p->cpu_time = d > room ? INT64_MAX : p->cpu_time + (int64_t)d;
             if (!r->fn(r->ctx, sw->cpu, c->proc, c->tid, a, b))
                 return false;
-            /* The run's DPCs and ISRs are not its thread's time. */
+            /* The run's DPCs and ISRs are not its thread's time: each part
+             * of the run is taken out once at most, even where damaged data
+             * makes spans cross each other or reach outside the run. */
+            int64_t done = a;
             for (size_t i = 0; i < c->nintr; i++) {
-                int64_t x = etl_overlap(c->intr[i].s, c->intr[i].e, a, b);
-                p->cpu_time = p->cpu_time > x ? p->cpu_time - x : 0;
-                if (x > 0 && r->intr &&
-                    !r->intr(r->ctx, sw->cpu, c->proc, c->tid, c->intr[i].s, c->intr[i].e, -1))
+                int64_t s = c->intr[i].s > done ? c->intr[i].s : done;
+                int64_t e = c->intr[i].e < b ? c->intr[i].e : b;
+                if (e <= s)
+                    continue;
+                done = e;
+                uint64_t x = (uint64_t)e - (uint64_t)s;
+                p->cpu_time = (uint64_t)p->cpu_time > x ? p->cpu_time - (int64_t)x : 0;
+                if (r->intr && !r->intr(r->ctx, sw->cpu, c->proc, c->tid, s, e, -1))
                     return false;
             }
         }

@@ -6,13 +6,50 @@
  * record of the built-in provider (bits 2-6) when bit 7 is set, else a FULL
  * record (FULL32 when bit 6 is set) of the kernel class GUID (bits 2-7).
  * Bytes 1-2 are the HookId or event id (the opcode is byte 1), byte 3 the
- * version, the rest the payload. Checks: payload_check.h.
+ * version, the rest the payload. Checks: payload_check.h; a Process or
+ * Thread event also goes through src/decode/process.c's decoders.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/process.h"
 #include "payload_check.h"
+
+/* A Process or Thread event also goes through the process map's decoders
+ * (src/decode/process.c): a problem lies inside the payload, and what was
+ * decoded converts to text. */
+static void process_thread(const struct etl_event *ev)
+{
+    enum etl_pt_op op;
+    enum etl_pt_family fam = etl_pt_classify(ev->hook_id, &op);
+    if (fam == ETL_PT_NONE)
+        return;
+    struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
+    size_t at = 0;
+    enum etl_pt_status st;
+    char buf[256];
+    const struct etl_u16str *name;
+    struct etl_process_rec pr;
+    struct etl_thread_rec tr;
+    memset(&pr, 0, sizeof pr);
+    memset(&tr, 0, sizeof tr);
+    if (fam == ETL_PT_PROCESS) {
+        st = etl_decode_process(ev, &c, &pr, &at);
+        name = &pr.cmdline;
+        if (st == ETL_PT_OK && etl_process_sid(&pr, buf, sizeof buf) &&
+            strnlen(buf, sizeof buf) >= sizeof buf)
+            abort();
+    } else {
+        st = etl_decode_thread(ev, &c, &tr, &at);
+        name = &tr.name;
+    }
+    const char *msg = etl_pt_status_msg(st, fam == ETL_PT_PROCESS);
+    if (!msg || !*msg || (st != ETL_PT_OK && at > ev->data_len))
+        abort();
+    if (st == ETL_PT_OK && etl_u16str_utf8(name, buf, 16) >= 16)
+        abort(); /* cut short to fit, terminated */
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -52,5 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     ev.ptr_size = (ev.kind == ETL_KIND_PERFINFO32 || ev.kind == ETL_KIND_FULL32) ? 4 : 8;
     check_payload(pl, &ev);
+    if (ev.flags & ETL_EV_HOOK)
+        process_thread(&ev);
     return 0;
 }

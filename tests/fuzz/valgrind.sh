@@ -49,18 +49,8 @@ done
 for t in build/fuzz-replay/fuzz_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
-    set -- "tests/fuzz/corpus/$name"
-    if [ "$name" = fuzz_file ] && [ -z "${VALGRIND_FULL:-}" ]; then
-        # 24 dumps per input: the seeds and every 8th other input, unless
-        # VALGRIND_FULL is set (then about a minute more).
-        set --
-        i=0
-        for f in tests/fuzz/corpus/fuzz_file/*; do
-            case $(basename "$f") in gen-*) set -- "$@" "$f"; continue ;; esac
-            [ $((i % 8)) -eq 0 ] && set -- "$@" "$f"
-            i=$((i + 1))
-        done
-    fi
+    set --
+    [ -d "tests/fuzz/corpus/$name" ] && set -- "tests/fuzz/corpus/$name"
     [ -d "tests/fuzz/regressions/$name" ] && set -- "$@" "tests/fuzz/regressions/$name"
     check "$t" "$t" -q "$@"
 done

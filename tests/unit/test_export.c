@@ -333,6 +333,73 @@ START_TEST(usage_waits_for_open_runs)
 }
 END_TEST
 
+/* The DPC/ISR spans a run's time is reduced by. */
+struct spans {
+    int n;
+    int64_t a[8], b[8];
+};
+
+static bool count_run(void *ctx, uint16_t cpu, uint32_t proc, uint32_t tid, int64_t a, int64_t b)
+{
+    (void)ctx;
+    (void)cpu;
+    (void)proc;
+    (void)tid;
+    (void)a;
+    (void)b;
+    return true;
+}
+
+static bool took(void *ctx, uint16_t cpu, uint32_t proc, uint32_t tid, int64_t a, int64_t b,
+                 int sign)
+{
+    struct spans *x = ctx;
+    (void)cpu;
+    (void)proc;
+    (void)tid;
+    ck_assert_int_eq(sign, -1);
+    ck_assert_int_lt(x->n, 8);
+    x->a[x->n] = a;
+    x->b[x->n++] = b;
+    return true;
+}
+
+START_TEST(usage_intr_spans_taken_once)
+{
+    struct etl_clock clk;
+    etl_clock_init(&clk, 0, 1000000000, 0);
+    struct spans x;
+    memset(&x, 0, sizeof x);
+    struct etl_runs *r = etl_runs_new(NULL, &clk, NULL, count_run, &x);
+    ck_assert(r);
+    etl_runs_on_intr(r, took);
+    /* Thread 9 runs from 0 to 100 on CPU 0. Damaged DPC/ISR spans: 10-30,
+     * 20-40 and 35-50 cross each other, 90-130 reaches past the run. */
+    struct etl_switch in = sw_at(0, 0, 0, 9), out = sw_at(0, 100, 9, 0);
+    ck_assert(etl_runs_switch(r, &in, true));
+    static const int64_t span[4][2] = { { 10, 30 }, { 20, 40 }, { 35, 50 }, { 90, 130 } };
+    for (size_t i = 0; i < 4; i++) {
+        struct etl_sched_item it;
+        memset(&it, 0, sizeof it);
+        it.kind = ETL_SCHED_INTR;
+        it.cpu = 0;
+        it.ts = span[i][1];
+        it.u.intr.initial_time = span[i][0];
+        ck_assert(etl_runs_intr(r, &it));
+    }
+    ck_assert(etl_runs_switch(r, &out, true));
+    /* Each part of the run is taken out once: 10-50 and 90-100. */
+    static const int64_t want[4][2] = { { 10, 30 }, { 30, 40 }, { 40, 50 }, { 90, 100 } };
+    ck_assert_int_eq(x.n, 4);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(x.a[i], want[i][0]);
+        ck_assert_int_eq(x.b[i], want[i][1]);
+    }
+    ck_assert_int_eq(etl_runs_proc(r, 0)->cpu_time, 100 - 40 - 10);
+    etl_runs_free(r);
+}
+END_TEST
+
 START_TEST(intervals_parse)
 {
     char err[200];
@@ -375,6 +442,7 @@ int main(void)
     tcase_add_test(tc, ready_thread);
     tcase_add_test(tc, usage_split);
     tcase_add_test(tc, usage_waits_for_open_runs);
+    tcase_add_test(tc, usage_intr_spans_taken_once);
     tcase_add_test(tc, intervals_parse);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
