@@ -278,15 +278,18 @@ static void model_drop(struct model *m, struct mthread *t)
     *t = m->t[--m->n];
 }
 
-/* What sched.h says of the new thread of a switch, from what the model
- * knows of it (its entry is used up). */
-static void model_facts(const struct model *m, const struct mthread *t, struct etl_sched_facts *f)
+/* What sched.h says of the new thread of a switch at ts, from what the
+ * model knows of it (its entry is used up). A past later than ts (a clock
+ * that went back) says nothing, nor a readying before the switch-out. */
+static void model_facts(const struct model *m, const struct mthread *t, int64_t ts,
+                        struct etl_sched_facts *f)
 {
     memset(f, 0, sizeof *f);
     if (!t)
         return;
-    bool out = t->has_out && t->out_epoch == m->epoch;
-    bool rt = t->has_rt && t->rt_epoch == m->epoch;
+    bool out = t->has_out && t->out_epoch == m->epoch && t->out_ts <= ts;
+    bool rt = t->has_rt && t->rt_epoch == m->epoch && t->rt_ts <= ts &&
+              (!out || t->rt_ts >= t->out_ts);
     if (out) {
         f->has |= ETL_SF_SINCE;
         f->since = t->out_ts;
@@ -365,7 +368,7 @@ static void model_take(struct model *m, const struct etl_sched_item *it, struct 
     }
     if ((sw->has & SW_NEW_TID) && sw->new_tid != 0) {
         struct mthread *t = model_find(m, sw->new_tid);
-        model_facts(m, t, f);
+        model_facts(m, t, sw->ts, f);
         if (t)
             model_drop(m, t);
     }
