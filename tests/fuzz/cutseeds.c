@@ -34,7 +34,8 @@
  *                 of EventSource manifest events, behind the byte that
  *                 says which and their length; and, made here
  *                 (gen-manifest-N), manifests of every in-type, lengths
- *                 and counts by number and by name, structures, damage.
+ *                 and counts by number and by name, structures, damage,
+ *                 names to escape; the first also cut into chunks.
  * Returns 0, or 1 when an output could not be written. A trace that cannot
  * be read is skipped with a message.
  */
@@ -383,6 +384,15 @@ static void manifest_seeds(void)
         "<event value=\"x\"/><event value=\"70000\" version=\"300\"/></events>"
         "</provider></events></instrumentation></instrumentationManifest>",
         "<instrumentationManifest><unclosed>",
+        /* Names every printer must escape: quotes, a backslash, controls,
+         * characters past ASCII. */
+        "<instrumentationManifest><instrumentation><events>"
+        "<provider name=\"Gen-&quot;Odd&quot;\" guid=\"{11223344-5566-7788-99aa-bbccddeeff01}\">"
+        "<events><event value=\"2\" version=\"1\" template=\"T\"/></events><templates>"
+        "<template tid=\"T\"><data name=\"q&quot;b\\\\c\" inType=\"win:UInt8\"/>"
+        "<data name=\"tab&#9;nl&#10;cr&#13;\" inType=\"win:UInt8\"/>"
+        "<data name=\"caf\xC3\xA9 \xE2\x82\xAC &lt;&amp;&gt;\" inType=\"win:UInt8\"/>"
+        "</template></templates></provider></events></instrumentation></instrumentationManifest>",
     };
     uint8_t pay[96];
     for (size_t i = 0; i < sizeof pay; i++)
@@ -400,6 +410,14 @@ static void manifest_seeds(void)
             memcpy(b + n, pay, sizeof pay);
             uint8_t head[3] = { (uint8_t)(1u | (ptr32 ? 2u : 0u)), (uint8_t)n, (uint8_t)(n >> 8) };
             put("fuzz_metadata", "gen-manifest", k++, head, 3, b, n + sizeof pay);
+            /* The first manifest also cut into chunks: 3 in order, 4 with
+             * the second first, 2 from nine providers, 3 with a wrong total. */
+            static const uint8_t chunked[4] = { 2u << 2, (3u << 2) | 0x20u, (1u << 2) | 0x40u,
+                                                (2u << 2) | 0x80u };
+            for (size_t c = 0; m == 0 && c < sizeof chunked; c++) {
+                head[0] = (uint8_t)(1u | (ptr32 ? 2u : 0u) | chunked[c]);
+                put("fuzz_metadata", "gen-manifest", k++, head, 3, b, n + sizeof pay);
+            }
             free(b);
         }
 }

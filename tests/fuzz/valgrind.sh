@@ -1,7 +1,7 @@
 #!/bin/sh
 # make valgrind: the Check unit tests (CK_FORK=no), the fuzz replays of the
-# corpus and regression inputs (in one process each) and a sample of etldump
-# runs (every view with every printer on the bundled samples and a few
+# corpus, regression inputs and cut seeds (in one process each) and a sample
+# of etldump runs (every view with every printer on the bundled samples and a few
 # generated traces; every view on the small real traces when present; a few
 # damaged inputs) under valgrind memcheck: no error and no byte leaked.
 # Prints "valgrind: N passed, M failed" and the time taken.
@@ -46,12 +46,19 @@ check() {
 for t in build/tests/test_*; do
     [ -x "$t" ] && check "$t" "$t"
 done
+# The seeds tests/fuzz.sh cuts go to every target but fuzz_file, whose
+# seeds (about 1500 whole files) would take an hour under valgrind; its
+# corpus and regression inputs do go.
+FUZZ_SEEDS="$tmp/seeds" FUZZ_SEEDS_ONLY=1 sh tests/fuzz.sh > /dev/null 2>&1 ||
+    { fail=$((fail + 1)); echo "valgrind: FAIL: the fuzz seeds could not be cut"; }
 for t in build/fuzz-replay/fuzz_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
     set --
     [ -d "tests/fuzz/corpus/$name" ] && set -- "tests/fuzz/corpus/$name"
     [ -d "tests/fuzz/regressions/$name" ] && set -- "$@" "tests/fuzz/regressions/$name"
+    [ "$name" != fuzz_file ] && [ -d "$tmp/seeds/$name" ] && set -- "$@" "$tmp/seeds/$name"
+    [ $# -gt 0 ] || continue
     check "$t" "$t" -q "$@"
 done
 
