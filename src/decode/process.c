@@ -125,10 +125,28 @@ struct pt_header {
     unsigned ptr, v;
 };
 
-static struct pt_header pt_header(const struct etl_event *ev)
+/* Where a record ends: bytes left past a known layout mean it was read
+ * wrongly, so only what `keep` says stays trusted. */
+static enum etl_pt_status pt_end(const struct etl_cursor *c, bool known, size_t *at,
+                                 uint32_t *has, uint32_t keep)
+{
+    if (known && etl_cur_left(c) != 0) {
+        *at = c->pos;
+        *has = keep;
+        return ETL_PT_TRAILING;
+    }
+    return ETL_PT_OK;
+}
+
+/* What both decoders start from: the record's operation, pointer width and
+ * version, a copy of the cursor to read with, no damage yet. */
+static struct pt_header pt_begin(const struct etl_event *ev, const struct etl_cursor *cur,
+                                 struct etl_cursor *c, size_t *at)
 {
     struct pt_header h = { ETL_PT_START, ev->ptr_size == 4 ? 4u : 8u, ev->version & 0xFFu };
     etl_pt_classify(ev->hook_id, &h.op);
+    *c = *cur;
+    *at = 0;
     return h;
 }
 
@@ -136,14 +154,11 @@ enum etl_pt_status etl_decode_process(const struct etl_event *ev, struct etl_cur
                                       struct etl_process_rec *r, size_t *at)
 {
     memset(r, 0, sizeof *r);
-    *at = 0;
-    struct pt_header h = pt_header(ev);
-    enum etl_pt_op op = h.op;
-    unsigned ptr = h.ptr, v = h.v;
-    r->op = (uint8_t)op;
-    struct etl_cursor c = *cur;
-
-    if (op == ETL_PT_TERMINATE || op == ETL_PT_PERFCTR) {
+    struct etl_cursor c;
+    const struct pt_header h = pt_begin(ev, cur, &c, at);
+    const unsigned ptr = h.ptr, v = h.v;
+    r->op = (uint8_t)h.op;
+    if (h.op == ETL_PT_TERMINATE || h.op == ETL_PT_PERFCTR) {
         r->pid = etl_cur_u32(&c);
         return etl_cur_ok(&c) ? ETL_PT_OK : ETL_PT_SHORT;
     }
@@ -214,26 +229,18 @@ enum etl_pt_status etl_decode_process(const struct etl_event *ev, struct etl_cur
     /* Every known version ends exactly at the payload end: anything left
      * means the variable part was read wrongly, so its strings are not
      * trusted (a later version may add fields: those are ignored). */
-    if (v <= 5 && etl_cur_left(&c) != 0) {
-        *at = c.pos;
-        r->has = fixed;
-        return ETL_PT_TRAILING;
-    }
-    return ETL_PT_OK;
+    return pt_end(&c, v <= 5, at, &r->has, fixed);
 }
 
 enum etl_pt_status etl_decode_thread(const struct etl_event *ev, struct etl_cursor *cur,
                                      struct etl_thread_rec *r, size_t *at)
 {
     memset(r, 0, sizeof *r);
-    *at = 0;
-    struct pt_header h = pt_header(ev);
-    enum etl_pt_op op = h.op;
-    unsigned ptr = h.ptr, v = h.v;
-    r->op = (uint8_t)op;
-    struct etl_cursor c = *cur;
-
-    if (op == ETL_PT_SETNAME) {
+    struct etl_cursor c;
+    const struct pt_header h = pt_begin(ev, cur, &c, at);
+    const unsigned ptr = h.ptr, v = h.v;
+    r->op = (uint8_t)h.op;
+    if (h.op == ETL_PT_SETNAME) {
         r->pid = etl_cur_u32(&c);
         r->tid = etl_cur_u32(&c);
         if (!etl_cur_ok(&c))
@@ -242,12 +249,7 @@ enum etl_pt_status etl_decode_thread(const struct etl_event *ev, struct etl_curs
         if (!read_utf16(&c, &r->name))
             return ETL_PT_BAD_STRING;
         r->has |= TR_NAME;
-        if (etl_cur_left(&c) != 0) {
-            *at = c.pos;
-            r->has &= ~(uint32_t)TR_NAME;
-            return ETL_PT_TRAILING;
-        }
-        return ETL_PT_OK;
+        return pt_end(&c, true, at, &r->has, r->has & ~(uint32_t)TR_NAME);
     }
     if (v == 0) {
         r->tid = etl_cur_u32(&c); /* the reverse order of later versions */
@@ -292,12 +294,7 @@ enum etl_pt_status etl_decode_thread(const struct etl_event *ev, struct etl_curs
             return ETL_PT_BAD_STRING;
         r->has |= TR_NAME;
     }
-    if (v <= 4 && etl_cur_left(&c) != 0) {
-        *at = c.pos;
-        r->has &= ~(uint32_t)TR_NAME;
-        return ETL_PT_TRAILING;
-    }
-    return ETL_PT_OK;
+    return pt_end(&c, v <= 4, at, &r->has, r->has & ~(uint32_t)TR_NAME);
 }
 
 const char *etl_pt_status_msg(enum etl_pt_status st, bool process)

@@ -108,28 +108,31 @@ void etl_report(struct etl_file *f, uint64_t offset, const char *fmt, ...)
     report_msg(f, offset, msg);
 }
 
-void etl_warn(const struct etl_file *f, const char *fmt, ...)
+/* Formats a warning or a note and hands it to say, when there is one. */
+__attribute__((format(printf, 3, 0)))
+static void say_v(void (*say)(void *, const char *), void *ctx, const char *fmt, va_list ap)
 {
-    if (!f->diag.warning)
+    if (!say)
         return;
     char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    say(ctx, msg);
+}
+
+void etl_warn(const struct etl_file *f, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    say_v(f->diag.warning, f->diag.ctx, fmt, ap);
     va_end(ap);
-    f->diag.warning(f->diag.ctx, msg);
 }
 
 void etl_note(const struct etl_file *f, const char *fmt, ...)
 {
-    if (!f->diag.note)
-        return;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    say_v(f->diag.note, f->diag.ctx, fmt, ap);
     va_end(ap);
-    f->diag.note(f->diag.ctx, msg);
 }
 
 /* Progress is reported every this many bytes of buffers loaded. */
