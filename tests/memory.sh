@@ -94,8 +94,8 @@ elif ! FAILALLOC_AT=0 LD_PRELOAD=$shim "$etldump" --version >/dev/null 2>"$tmp/e
     echo "memory: skipped the allocation-failure runs: $etldump cannot run under $shim ($(head -n 1 "$tmp/err"))"
 else
     # Every allocation of a run fails in turn; past the first and before the
-    # last 300 allocations (a manifest parsed by libxml2 makes thousands)
-    # every 13th one, so that a long run costs hundreds of runs, not
+    # last 100 allocations (a manifest parsed by libxml2 makes thousands)
+    # every 31st one, so that a long run costs hundreds of runs, not
     # thousands. ETLDUMP_OOM_EVERY=1 fails every one.
     oom_runs() {
         FAILALLOC_AT=0 FAILALLOC_REPORT=$tmp/report LD_PRELOAD=$shim \
@@ -106,20 +106,27 @@ else
         [ -n "$total" ] || { bad "no allocation count: etldump $*"; return; }
         n=1
         while [ "$n" -le "$total" ]; do
-            if [ -z "${ETLDUMP_OOM_EVERY:-}" ] && [ "$n" -gt 300 ] &&
-               [ "$n" -le $((total - 300)) ] && [ $((n % 13)) -ne 0 ]; then
+            if [ -z "${ETLDUMP_OOM_EVERY:-}" ] && [ "$n" -gt 100 ] &&
+               [ "$n" -le $((total - 100)) ] && [ $((n % 31)) -ne 0 ]; then
                 n=$((n + 1))
                 continue
             fi
+            : > "$tmp/report"
             FAILALLOC_AT=$n FAILALLOC_REPORT=$tmp/report LD_PRELOAD=$shim \
                 "$etldump" "$@" >/dev/null 2>"$tmp/err"
             rc=$?
-            r=$(cat "$tmp/report" 2>/dev/null)
+            # The report and the message are read by the shell itself: the
+            # runs are many, and a process each costs.
+            r=
+            IFS= read -r r < "$tmp/report"
             # Threads may make a run's count vary: one that ends without
             # reaching the Nth allocation ends the scenario.
             case "$r" in *failed=0) [ "$rc" -le 1 ] && break ;; esac
-            if [ "$rc" -eq 5 ] && [ "$r" = "${r%live=*}live=0 failed=1" ] &&
-               grep -q "out of memory" "$tmp/err"; then
+            said=no
+            while IFS= read -r l; do
+                case $l in *"out of memory"*) said=yes; break ;; esac
+            done < "$tmp/err"
+            if [ "$rc" -eq 5 ] && [ "$r" = "${r%live=*}live=0 failed=1" ] && [ "$said" = yes ]; then
                 ok
             else
                 bad "allocation $n of $total failed: exit $rc, $r: etldump $* ($(head -c 200 "$tmp/err"))"
