@@ -4,7 +4,8 @@
 #     of a million minimal buffers (72-byte and 1 KiB ones) and of every real
 #     trace (build/peak measures it), and does not grow with the length of
 #     a trace of switches; with --threads=2, under 64 + 16 MiB (16 MiB for
-#     each thread past the first), and flat likewise.
+#     each thread past the first), and flat likewise. Built with a
+#     sanitizer, only the flat checks run (the peak would be its own).
 #  2. Allocation failure: for each scenario, the run is repeated failing its
 #     1st, 2nd, ... allocation (build/failalloc.so, LD_PRELOAD), up to the
 #     number a run without failure makes (sampled in the middle of long
@@ -30,14 +31,25 @@ peak() {
     build/peak "$etldump" "$@" 2>&1 >/dev/null | sed -n 's/^peak //p' | tail -n 1
 }
 
+# Under a sanitizer the peak is mostly the sanitizer's (shadow memory,
+# redzones, the quarantine of freed blocks: 160 MiB on the 1 GB file of
+# 1 KiB buffers that peaks at 28 MiB without one): the bound is checked by
+# the builds without one, and these checks count as skipped.
+san_said=
 check_peak() {
+    if [ -n "$san" ]; then
+        skip=$((skip + 1))
+        [ -n "$san_said" ] || echo "memory: skipped the 64 MiB peak checks: $etldump is built with a sanitizer, whose own memory the peak would measure"
+        san_said=yes
+        return
+    fi
     p=$(peak "$@")
     lim=$limit_kib
     case " $* " in *" --threads=2 "*) lim=$((limit_kib + 16 * 1024)) ;; esac
     if [ -n "$p" ] && [ "$p" -lt "$lim" ]; then ok; else bad "peak ${p:-?} KiB (limit $lim): etldump $*"; fi
 }
 
-build/manybuf "$tmp/many72.etl" 1000000 72 4 || bad "manybuf 72"
+[ -n "$san" ] || build/manybuf "$tmp/many72.etl" 1000000 72 4 || bad "manybuf 72"
 for v in "" --events=all --stats --summary --info --usage; do
     check_peak $v -f csv "$tmp/many72.etl"
 done
@@ -47,7 +59,7 @@ done
 check_peak -f perfetto -o /dev/null "$tmp/many72.etl"
 check_peak -f svg -o /dev/null "$tmp/many72.etl"
 rm -f "$tmp/many72.etl"
-build/manybuf "$tmp/many1k.etl" 1000000 1024 16 || bad "manybuf 1024"
+[ -n "$san" ] || build/manybuf "$tmp/many1k.etl" 1000000 1024 16 || bad "manybuf 1024"
 for v in "" --events=all --summary; do
     check_peak $v -f csv "$tmp/many1k.etl"
 done
