@@ -21,7 +21,7 @@ ifndef ETLDUMP_DEPS_OK
 # First pass: check (and install) dependencies once, then make every goal in
 # one inner make, where pkg-config is asked only once the packages are there.
 GOALS := $(or $(filter-out clean uninstall,$(MAKECMDGOALS)),$(if $(MAKECMDGOALS),,all))
-DEPS_KIND := $(if $(filter bench,$(GOALS)),bench,$(if $(filter check check-quick fuzz fuzz-coverage valgrind,$(GOALS)),check,build))
+DEPS_KIND := $(if $(filter bench,$(GOALS)),bench,$(if $(filter check check-quick test-programs fuzz fuzz-coverage valgrind,$(GOALS)),check,build))
 $(GOALS): inner
 	@:
 inner:
@@ -192,6 +192,11 @@ valgrind: $(TEST_PROGRAMS)
 # Every test; temporary files go under build/tmp and are removed.
 check: $(TEST_PROGRAMS)
 	@sh tests/run.sh
+
+# What make check runs, built and not run (tools/check-i386.sh on a machine
+# that cannot run 32-bit programs).
+.PHONY: test-programs
+test-programs: $(TEST_PROGRAMS)
 
 # The quick loop: unit tests, golden outputs, formats on the bundled samples.
 check-quick: $(TEST_PROGRAMS)

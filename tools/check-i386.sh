@@ -33,5 +33,17 @@ if ! [ -f "$lib/pkgconfig/libxml-2.0.pc" ] || ! [ -f "$lib/pkgconfig/check.pc" ]
     for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$root"; done
 fi
 pc="env PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$lib/pkgconfig pkg-config"
-exec make check CC="gcc -m32" PKG_CONFIG="$pc" \
-    LDFLAGS="-Wl,--disable-new-dtags,-rpath,$lib:$lib2 -Wl,-rpath-link,$lib:$lib2" "$@"
+ldflags="-Wl,--disable-new-dtags,-rpath,$lib:$lib2 -Wl,-rpath-link,$lib:$lib2"
+# Some kernels run no 32-bit programs (IA-32 emulation off): then the build
+# is still made, every warning an error, and the tests are said not run.
+mkdir -p build
+probe=build/i386-probe
+printf 'int main(void) { return 0; }\n' | gcc -m32 -x c - -o "$probe"
+if ! "$probe" 2>/dev/null; then
+    make test-programs CC="gcc -m32" PKG_CONFIG="$pc" LDFLAGS="$ldflags" "$@"
+    echo "check-i386: this machine cannot run 32-bit programs (its kernel refuses i386 binaries):"
+    echo "check-i386: the 32-bit build and its test programs compiled and linked, the tests NOT run"
+    echo "check: 0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+exec make check CC="gcc -m32" PKG_CONFIG="$pc" LDFLAGS="$ldflags" "$@"
