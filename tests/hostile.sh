@@ -85,14 +85,16 @@ worker() {
         mkdir -p "$keep" 2> /dev/null && cp "$cur" "$keep/$(basename "$src" .etl)-$label.etl" 2> /dev/null
     }
 
-    # first_message: the first line of $w/err that is not empty, a warning
-    # or a note, into $line; false when there is none. Read by the shell
-    # itself: the runs are many, and a process each costs.
+    # first_message [nonempty]: the first line of $w/err that is not a
+    # warning or a note (with "nonempty", nor empty), into $line; false when
+    # there is none. Read by the shell itself: the runs are many, and a
+    # process each costs.
     first_message() {
         line=
         while IFS= read -r l; do
             case $l in
-            ""|"etldump: $cur: warning: "*|"etldump: $cur: note: "*) ;;
+            "etldump: $cur: warning: "*|"etldump: $cur: note: "*) ;;
+            "") [ "${1:-}" = nonempty ] || { line=; return 0; } ;;
             *) line=$l; return 0 ;;
             esac
         done < "$w/err"
@@ -107,7 +109,7 @@ worker() {
         0)
             # Warnings and notes ("etldump: FILE: warning: ...") leave the
             # status at 0.
-            if first_message; then
+            if first_message nonempty; then
                 bad "$src $label ($*): exit 0 with messages: $line"
                 return 1
             fi ;;

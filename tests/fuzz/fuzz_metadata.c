@@ -17,6 +17,14 @@
 #include "decode/kfields.h"
 #include "payload_check.h"
 
+/* Learns what a metadata event describes and checks its own decoding. */
+static void learn(struct etl_payload *pl, const struct etl_event *ev)
+{
+    if (!etl_payload_learn(pl, ev))
+        abort(); /* memory does not run out here */
+    check_payload(pl, ev);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const uint8_t metadata_guid[16] = { 0xc1, 0xf6, 0xcc, 0xbb, 0xd1, 0x6c, 0xc4, 0x48,
@@ -57,9 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ev.data_len = (uint32_t)(to - from + 8);
             for (unsigned v = 0; v < nprov; v++) {
                 ev.guid[0] = (uint8_t)v;
-                if (!etl_payload_learn(pl, &ev))
-                    abort(); /* memory does not run out here */
-                check_payload(pl, &ev);
+                learn(pl, &ev);
             }
         }
     } else {
@@ -68,9 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ev.opcode = 32;
         ev.data = data + 3;
         ev.data_len = (uint32_t)n;
-        if (!etl_payload_learn(pl, &ev))
-            abort(); /* memory does not run out here */
-        check_payload(pl, &ev);
+        learn(pl, &ev);
     }
     /* Events the descriptions describe, with the rest as their payload. */
     for (size_t i = 0; i < 4; i++) {

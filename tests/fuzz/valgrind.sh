@@ -1,9 +1,9 @@
 #!/bin/sh
 # make valgrind: the Check unit tests (CK_FORK=no), the fuzz replays of the
 # corpus, regression inputs and cut seeds (in one process each) and a sample
-# of etldump runs (every view with every printer on the bundled samples and a few
-# generated traces; every view on the small real traces when present; a few
-# damaged inputs) under valgrind memcheck: no error and no byte leaked.
+# of etldump runs (every view with every printer on the bundled samples and
+# a few generated traces; every view on the small real traces when present;
+# a few damaged inputs) under valgrind memcheck: no error and no byte leaked.
 # Prints "valgrind: N passed, M failed" and the time taken.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
