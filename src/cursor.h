@@ -76,34 +76,36 @@ static inline uint8_t etl_cur_u8(struct etl_cursor *c)
     return c->base[c->pos++];
 }
 
+/* Takes the next n bytes: their address, or NULL (the cursor marked bad)
+ * when fewer are left. */
+static inline const uint8_t *etl_cur_take(struct etl_cursor *c, size_t n)
+{
+    if (!etl_cur_need(c, n))
+        return NULL;
+    const uint8_t *p = c->base + c->pos;
+    c->pos += n;
+    return p;
+}
+
 /* Reads a little-endian u16; 0 when past the end. */
 static inline uint16_t etl_cur_u16(struct etl_cursor *c)
 {
-    if (!etl_cur_need(c, 2))
-        return 0;
-    uint16_t v = etl_le16(c->base + c->pos);
-    c->pos += 2;
-    return v;
+    const uint8_t *p = etl_cur_take(c, 2);
+    return p ? etl_le16(p) : 0;
 }
 
 /* Reads a little-endian u32; 0 when past the end. */
 static inline uint32_t etl_cur_u32(struct etl_cursor *c)
 {
-    if (!etl_cur_need(c, 4))
-        return 0;
-    uint32_t v = etl_le32(c->base + c->pos);
-    c->pos += 4;
-    return v;
+    const uint8_t *p = etl_cur_take(c, 4);
+    return p ? etl_le32(p) : 0;
 }
 
 /* Reads a little-endian u64; 0 when past the end. */
 static inline uint64_t etl_cur_u64(struct etl_cursor *c)
 {
-    if (!etl_cur_need(c, 8))
-        return 0;
-    uint64_t v = etl_le64(c->base + c->pos);
-    c->pos += 8;
-    return v;
+    const uint8_t *p = etl_cur_take(c, 8);
+    return p ? etl_le64(p) : 0;
 }
 
 /* Reads a pointer-sized (4 or 8 byte) little-endian value. */
@@ -115,19 +117,17 @@ static inline uint64_t etl_cur_ptr(struct etl_cursor *c, unsigned ptr_size)
 /* Copies n bytes to out (zero-filled when past the end). */
 static inline void etl_cur_bytes(struct etl_cursor *c, void *out, size_t n)
 {
-    if (!etl_cur_need(c, n)) {
+    const uint8_t *p = etl_cur_take(c, n);
+    if (p)
+        memcpy(out, p, n);
+    else
         memset(out, 0, n);
-        return;
-    }
-    memcpy(out, c->base + c->pos, n);
-    c->pos += n;
 }
 
 /* Advances by n bytes. */
 static inline void etl_cur_skip(struct etl_cursor *c, size_t n)
 {
-    if (etl_cur_need(c, n))
-        c->pos += n;
+    (void)etl_cur_take(c, n);
 }
 
 /* Moves to absolute position pos (marks bad if pos is past the end). */
@@ -142,13 +142,8 @@ static inline void etl_cur_seek(struct etl_cursor *c, size_t pos)
 /* Returns a cursor over the next n bytes and advances past them. */
 static inline struct etl_cursor etl_cur_sub(struct etl_cursor *c, size_t n)
 {
-    struct etl_cursor s = { c->base, 0, 0, true };
-    if (etl_cur_need(c, n)) {
-        s.base = c->base + c->pos;
-        s.len = n;
-        s.bad = false;
-        c->pos += n;
-    }
+    const uint8_t *p = etl_cur_take(c, n);
+    struct etl_cursor s = { p ? p : c->base, p ? n : 0, 0, p == NULL };
     return s;
 }
 

@@ -55,16 +55,28 @@ bool etl_ext_item_find(const struct etl_event *ev, unsigned type, const uint8_t 
     return false;
 }
 
+/* Finds an extended item that starts with its own u16 size (the provider
+ * traits, a TraceLogging schema) and gives that size, or the item's length
+ * when the size is out of range; false when absent or under 3 bytes. */
+static bool sized_item(const struct etl_event *ev, unsigned type, const uint8_t **d,
+                       size_t *size)
+{
+    size_t n;
+    if (!etl_ext_item_find(ev, type, d, &n) || n < 3)
+        return false;
+    *size = etl_le16(*d);
+    if (*size < 3 || *size > n)
+        *size = n;
+    return true;
+}
+
 const char *etl_tl_provider_name(const struct etl_event *ev, size_t *len)
 {
     const uint8_t *d;
-    size_t n;
-    if (!etl_ext_item_find(ev, ETL_EXT_PROV_TRAITS, &d, &n) || n < 3)
-        return NULL;
+    size_t total;
     /* u16 TotalSize, then a NUL-terminated UTF-8 name, then traits. */
-    size_t total = etl_le16(d);
-    if (total < 3 || total > n)
-        total = n;
+    if (!sized_item(ev, ETL_EXT_PROV_TRAITS, &d, &total))
+        return NULL;
     const uint8_t *z = memchr(d + 2, 0, total - 2);
     if (!z || z == d + 2)
         return NULL;
@@ -85,12 +97,9 @@ struct tl_schema {
 static bool schema(const struct etl_event *ev, struct tl_schema *s)
 {
     const uint8_t *d;
-    size_t n;
-    if (!etl_ext_item_find(ev, ETL_EXT_EVENT_SCHEMA_TL, &d, &n) || n < 3)
+    size_t size;
+    if (!sized_item(ev, ETL_EXT_EVENT_SCHEMA_TL, &d, &size))
         return false;
-    size_t size = etl_le16(d);
-    if (size < 3 || size > n)
-        size = n;
     size_t pos = 2;
     while (pos < size && (d[pos] & 0x80))
         pos++;
