@@ -11,13 +11,20 @@
  *   9    -f FORMAT: etl_printer_exists and etl_format_check with each view,
  *        one and two inputs, to a terminal and not;
  *   10   --windows=VERSION,--arch=ARCH of --logger-context (the argument
- *        split at its first comma): etl_logger_context_check.
+ *        split at its first comma): etl_logger_context_check;
+ *   0xF0-0xFF (before the 11 above: byte 0 % 11 for the rest)
+ *        --logger-context FILE[@OFFSET]: etl_run_logger_context with the
+ *        argument as a spec inside a scratch directory holding "m", a
+ *        1 KiB memory image (an argument with ".." is not run), with the
+ *        layout picked by byte 0 % 4: 10.0 x64, 6.1 x86, 6.3 x64 or a
+ *        Windows version that does not exist.
  * Checks: each call returns one of its documented results, a refusal
  * comes with a message that fits its buffer, and a parsed interval is
  * positive.
  */
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -121,6 +128,70 @@ static void layout(char *arg)
         abort();
 }
 
+/* The scratch directory of the logger-context specs, made once. */
+static char lc_dir[64];
+
+static void lc_cleanup(void)
+{
+    char m[80];
+    snprintf(m, sizeof m, "%s/m", lc_dir);
+    unlink(m);
+    rmdir(lc_dir);
+}
+
+static void lc_setup(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || strlen(tmp) > 40)
+        tmp = "/tmp";
+    snprintf(lc_dir, sizeof lc_dir, "%s/fuzz_args.XXXXXX", tmp);
+    if (!mkdtemp(lc_dir))
+        abort();
+    atexit(lc_cleanup);
+    char m[80];
+    snprintf(m, sizeof m, "%s/m", lc_dir);
+    uint8_t image[0x400];
+    for (size_t i = 0; i < sizeof image; i++)
+        image[i] = (uint8_t)(i * 37u + 11u);
+    int fd = open(m, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || write(fd, image, sizeof image) != (ssize_t)sizeof image || close(fd) != 0)
+        abort();
+}
+
+static void logger_context(unsigned pick, const char *arg)
+{
+    static const char *const layouts[4][2] = {
+        { "10.0", "x64" }, { "6.1", "x86" }, { "6.3", "x64" }, { "5.1", "x64" }
+    };
+    if (strstr(arg, ".."))
+        return; /* stays inside the scratch directory */
+    if (!lc_dir[0])
+        lc_setup();
+    size_t n = strlen(lc_dir) + 1 + strlen(arg) + 1;
+    char *spec = malloc(n);
+    struct etl_out *out = etl_out_new(null_fd);
+    struct etl_printer *p = out ? etl_printer_new("text", out, ETL_TIME_REL) : NULL;
+    if (!spec || !p)
+        abort();
+    snprintf(spec, n, "%s/%s", lc_dir, arg);
+    char err[256];
+    err[0] = '\0';
+    int rc = etl_run_logger_context(p, spec, layouts[pick][0], layouts[pick][1], err,
+                                    sizeof err);
+    /* The layout that does not exist, and only it, is refused as such. */
+    if ((pick == 3) != (rc == -2 && strcmp(err, "bad layout") == 0))
+        abort();
+    if (rc == -2)
+        message(err, sizeof err);
+    else if (rc != 0)
+        abort();
+    if (etl_printer_finish(p) != 0)
+        abort();
+    etl_printer_free(p);
+    etl_out_free(out);
+    free(spec);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -137,7 +208,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(arg, data + 1, size - 1);
     arg[size - 1] = '\0';
     unsigned which = data[0] % 11u;
-    if (which < 7)
+    if (data[0] >= 0xF0)
+        logger_context(data[0] % 4u, arg);
+    else if (which < 7)
         filter(which, arg);
     else if (which == 7)
         groupmask(arg);
