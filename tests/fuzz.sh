@@ -45,6 +45,7 @@ if [ -x "$mktrace" ]; then
     g rundown-start-mixed-pmc --rundown=start --processes --ready --dpc --encoding=mixed --pmc=2 --cpus=3 --switches=300 --seed=308
     g rundown-end-win7-circular --rundown=end --processes --build=7601 --circular --cpus=2 --switches=250 --buffer-size=2048 --seed=309
     g settled-lost --settled --processes --lost-cpu=0 --misc-rate=8 --cpus=2 --switches=300 --buffer-size=2048 --seed=310
+    g kinds-short-payloads --kinds=300 --cpus=2 --switches=100 --buffer-size=4096 --seed=311
     for f in "$seeds"/gen/*.etl; do
         [ -f "$f" ] && set -- "$@" "$f"
     done

@@ -163,6 +163,8 @@ static void usage(FILE *f)
             "  --compress            compressed buffers (Plain LZ77), layout version 2.0\n"
             "  --lost-cpu=N          flag one mid-trace buffer of CPU N with BUFFER_LOST\n"
             "  --misc-rate=N         one non-switch event per N switches on average (default 64, 0 none)\n"
+            "  --kinds=N             N events of N HookIds (0x0100 up) early on CPU 0, each with a\n"
+            "                        3-byte payload: too short for the DiskIo layouts among them\n"
             "  --quiet               no summary on stderr\n"
             "  --processes           Process and Thread events (rundowns, starts, ends, TID reuse)\n"
             "                        and the old/new process columns in EXPECTED.csv\n"
@@ -378,7 +380,7 @@ static int8_t new_base(struct rng *r)
 int main(int argc, char **argv)
 {
     uint64_t seed = 1, ncpus = 4, nsw = 1000, ptr = 8, bufsize = 8192, build = 19041, pmc = 0;
-    uint64_t nthreads = 40, misc_rate = 64, v;
+    uint64_t nthreads = 40, misc_rate = 64, kinds = 0, v;
     int64_t lost_cpu = -1;
     long cswver = -1, mwr = -1;
     int enc = ENC_CSWITCH;
@@ -414,6 +416,7 @@ int main(int argc, char **argv)
         {"ready", no_argument, 0, 1006},
         {"dpc", no_argument, 0, 1007},
         {"settled", no_argument, 0, 1008},
+        {"kinds", required_argument, 0, 1009},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -464,6 +467,7 @@ int main(int argc, char **argv)
             break;
         case 'm': bad = parse_u64("misc-rate", optarg, 0, 1u << 30, &misc_rate); break;
         case 'q': quiet = true; break;
+        case 1009: bad = parse_u64("kinds", optarg, 0, 0xFE00, &kinds); break;
         case 1001: case 1002: case 1003: case 1004: case 1005: {
             static const char *const pn[] = {"processes", "rundown", "summary", "summary-range", "summary-cpus"};
             bad = mkproc_option(&po, pn[ch - 1001], optarg) != 0;
@@ -582,6 +586,11 @@ int main(int argc, char **argv)
     /* a group-mask update early on CPU 0, as real kernel sessions have */
     if (misc_rate && etlw_add_misc(w, 0, cfg.t0 + 500, ETLW_MISC_GROUP_MASKS, 1) != 0)
         rc = 1;
+    static const uint8_t short_payload[3] = { 1, 2, 3 };
+    for (uint64_t k = 0; k < kinds && rc == 0; k++)
+        if (etlw_add_raw(w, 0, cfg.t0 + 500, ETLW_HDR_PERFINFO, (uint16_t)(0x0100u + k), 2, 0, 0,
+                         short_payload, sizeof short_payload) != 0)
+            rc = 1;
     struct mkproc *pm = NULL;
     int64_t rundown_end = 0;
     if (po.enabled && rc == 0) { /* the start rundown, on the last CPU */
