@@ -19,8 +19,9 @@
 # Environment: HOSTILE_MUTANTS (mutants per file, default 40),
 # HOSTILE_OFFSETS (random truncation offsets per file, default 20),
 # HOSTILE_JOBS (parallel workers, default 2), HOSTILE_KEEP (a directory where
-# failing inputs are kept, default build/hostile-failures), HOSTILE_LONG=1
-# (every view and format for every input).
+# failing inputs are kept, default build/hostile-failures), HOSTILE_VIEWS
+# (views and formats per input, 1 to 20, default 3), HOSTILE_LONG=1 (every
+# view and format for every input).
 set -u
 etldump=$1
 here=$(dirname "$0")
@@ -33,6 +34,10 @@ noff=${HOSTILE_OFFSETS:-20}
 jobs=${HOSTILE_JOBS:-2}
 keep=${HOSTILE_KEEP:-$root/build/hostile-failures}
 long=${HOSTILE_LONG:-0}
+nviews=${HOSTILE_VIEWS:-3}
+case $nviews in ''|*[!0-9]*) nviews=3 ;; esac
+[ "$nviews" -ge 1 ] || nviews=1
+[ "$nviews" -le 20 ] || nviews=20
 export LC_ALL=C TZ=UTC
 
 # The views and formats, one run each: combo N sets the arguments of run N
@@ -173,7 +178,7 @@ worker() {
     }
 
     # all VIEWS: the runs for one input ("events" alone for big truncations):
-    # three combos, rotating with the input's number n, or all of them.
+    # nviews combos, rotating with the input's number n, or all of them.
     n=0
     all() {
         n=$((n + 1))
@@ -188,8 +193,10 @@ worker() {
                 c=$((c + 1))
             done
         else
-            for j in 0 1 2; do
-                combo $(( (3 * n + j + k) % ncombos + 1 )) || return
+            j=0
+            while [ "$j" -lt "$nviews" ]; do
+                combo $(( (nviews * n + j + k) % ncombos + 1 )) || return
+                j=$((j + 1))
             done
         fi
         pass=$((pass + 1))
@@ -263,7 +270,7 @@ while [ "$k" -lt "$jobs" ]; do
     k=$((k + 1))
 done
 nfiles=$(wc -l < "$tmp/files")
-if [ "$long" = 1 ]; then runs="$ncombos runs each"; else runs="3 of $ncombos views and formats each, rotating"; fi
+if [ "$long" = 1 ]; then runs="$ncombos runs each"; else runs="$nviews of $ncombos views and formats each, rotating"; fi
 echo "hostile: $nfiles files, $ntrunc truncations, $nmutants mutants, $runs (1 for truncations of big files), $(( $(date +%s) - start )) s"
 [ "$fail" -gt 0 ] && echo "hostile: failing inputs kept in $keep"
 echo "hostile: $pass passed, $fail failed"

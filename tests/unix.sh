@@ -199,13 +199,23 @@ check "no progress when stderr is not a terminal" test ! -s "$tmp/err"
 # A file that shrinks while it is read (doc/format.md §1, reading): the run
 # goes on, reports the shrinking once as a problem and ends with status 1,
 # whatever the threads. etldump is held writing into a FIFO nobody reads
-# while the file is cut to 64 KiB, then the FIFO is drained.
+# while the file is cut to 64 KiB, then the FIFO is drained. A run that
+# has not ended within 120 s fails. Under qemu-i386 (ETLDUMP_EMULATOR, see
+# tools/check-i386.sh) the check is skipped: the emulator does not pass the
+# SIGBUS of a mapped page past the end of the file on to the program, it
+# runs the faulting access again for ever.
 "$top/build/mktrace" --quiet --encoding=compact --cpus=4 --switches=200000 --seed=3 \
     "$tmp/shrink0.etl" - || bad "mktrace for the shrinking file"
 mkfifo "$tmp/shrinkpipe"
-for t in 1 2; do
+shrink_threads="1 2"
+if [ -n "${ETLDUMP_EMULATOR:-}" ]; then
+    shrink_threads=
+    skip=$((skip + 1))
+    echo "unix: skipped the shrinking file under $ETLDUMP_EMULATOR (it spins on the SIGBUS of the mapped file)"
+fi
+for t in $shrink_threads; do
     cp "$tmp/shrink0.etl" "$tmp/shrink.etl"
-    "$etldump" --threads=$t -f csv "$tmp/shrink.etl" > "$tmp/shrinkpipe" 2> "$tmp/err" &
+    timeout 120 "$etldump" --threads=$t -f csv "$tmp/shrink.etl" > "$tmp/shrinkpipe" 2> "$tmp/err" &
     pid=$!
     exec 3< "$tmp/shrinkpipe"
     dd bs=4096 count=1 <&3 > /dev/null 2>&1 # the run has started writing
