@@ -67,6 +67,11 @@ struct etl_value {
     bool set;
 };
 
+/* Fills cell i of a row: the member of the value union it holds and whether
+ * the record carries it. */
+#define ETL_CELL(row, i, member, val, has) \
+    ((row)[i].v.member = (val), (row)[i].set = (has))
+
 struct etl_printer;
 struct etl_file;
 

@@ -121,12 +121,9 @@ static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
     size_t left = x->text_cap;
     if (kind == ETL_REC_PROCESS) {
         const struct etl_process_rec *r = &rec->u.proc;
-        v[E_PROCESS_ID].v.u = r->pid;
-        v[E_PROCESS_ID].set = true;
-        v[E_PARENT_ID].v.u = r->parent_id;
-        v[E_PARENT_ID].set = (r->has & PR_PARENT) != 0;
-        v[E_EXIT_STATUS].v.u = r->exit_status;
-        v[E_EXIT_STATUS].set = (r->has & PR_EXIT_STATUS) != 0;
+        ETL_CELL(v, E_PROCESS_ID, u, r->pid, true);
+        ETL_CELL(v, E_PARENT_ID, u, r->parent_id, (r->has & PR_PARENT) != 0);
+        ETL_CELL(v, E_EXIT_STATUS, u, r->exit_status, (r->has & PR_EXIT_STATUS) != 0);
         if (r->has & PR_IMAGE) {
             memcpy(t, r->image, r->image_len);
             t[r->image_len] = '\0';
@@ -144,10 +141,8 @@ static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
             set_text(&v[E_USER_SID], t);
     } else {
         const struct etl_thread_rec *r = &rec->u.thr;
-        v[E_PROCESS_ID].v.u = r->pid;
-        v[E_PROCESS_ID].set = true;
-        v[E_THREAD_ID].v.u = r->tid;
-        v[E_THREAD_ID].set = true;
+        ETL_CELL(v, E_PROCESS_ID, u, r->pid, true);
+        ETL_CELL(v, E_THREAD_ID, u, r->tid, true);
         if (r->has & TR_NAME) {
             etl_u16str_utf8(&r->name, t, left);
             set_text(&v[E_THREAD_NAME], t);
@@ -207,41 +202,25 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
                      name ? name : "event");
             etl_pipe_report(job, etl_event_problem(ev, at, what, msg, sizeof msg), msg);
         }
-        v[E_FIELDS].v.p = &dec->fields;
-        v[E_FIELDS].set = true;
+        ETL_CELL(v, E_FIELDS, p, &dec->fields, true);
     }
-    v[E_EVENT_NAME].v.s = name;
-    v[E_EVENT_NAME].set = name != NULL;
+    ETL_CELL(v, E_EVENT_NAME, s, name, name != NULL);
     bool ts = (ev->flags & ETL_EV_TS) != 0;
     bool tid = (ev->flags & ETL_EV_TID) != 0;
-    v[E_CPU].v.u = ev->cpu;
-    v[E_CPU].set = true;
-    v[E_TIMESTAMP].v.i = ev->ts;
-    v[E_TIMESTAMP].set = ts;
-    v[E_HEADER_TYPE].v.s = etl_kind_name(ev->kind);
-    v[E_HEADER_TYPE].set = true;
-    v[E_HOOK_ID].v.u = ev->hook_id;
-    v[E_HOOK_ID].set = (ev->flags & ETL_EV_HOOK) != 0;
-    v[E_PROVIDER].v.g = ev->guid;
-    v[E_PROVIDER].set = (ev->flags & ETL_EV_GUID) != 0;
-    v[E_EVENT_ID].v.u = ev->event_id;
-    v[E_EVENT_ID].set = (ev->flags & ETL_EV_EVENT_ID) != 0;
-    v[E_OPCODE].v.u = ev->opcode;
-    v[E_OPCODE].set = (ev->flags & ETL_EV_OPCODE) != 0;
-    v[E_VERSION].v.u = ev->version;
-    v[E_VERSION].set = (ev->flags & ETL_EV_VERSION) != 0;
-    v[E_TID].v.u = ev->tid;
-    v[E_TID].set = tid;
-    v[E_PID].v.u = ev->pid;
-    v[E_PID].set = tid;
-    v[E_SIZE].v.u = ev->size;
-    v[E_SIZE].set = true;
-    v[E_TIME].v.i = ev->ts;
-    v[E_TIME].set = ts;
-    v[E_BUFFER_OFFSET].v.u = ev->buffer_offset;
-    v[E_BUFFER_OFFSET].set = true;
-    v[E_EVENT_OFFSET].v.u = ev->event_offset;
-    v[E_EVENT_OFFSET].set = true;
+    ETL_CELL(v, E_CPU, u, ev->cpu, true);
+    ETL_CELL(v, E_TIMESTAMP, i, ev->ts, ts);
+    ETL_CELL(v, E_HEADER_TYPE, s, etl_kind_name(ev->kind), true);
+    ETL_CELL(v, E_HOOK_ID, u, ev->hook_id, (ev->flags & ETL_EV_HOOK) != 0);
+    ETL_CELL(v, E_PROVIDER, g, ev->guid, (ev->flags & ETL_EV_GUID) != 0);
+    ETL_CELL(v, E_EVENT_ID, u, ev->event_id, (ev->flags & ETL_EV_EVENT_ID) != 0);
+    ETL_CELL(v, E_OPCODE, u, ev->opcode, (ev->flags & ETL_EV_OPCODE) != 0);
+    ETL_CELL(v, E_VERSION, u, ev->version, (ev->flags & ETL_EV_VERSION) != 0);
+    ETL_CELL(v, E_TID, u, ev->tid, tid);
+    ETL_CELL(v, E_PID, u, ev->pid, tid);
+    ETL_CELL(v, E_SIZE, u, ev->size, true);
+    ETL_CELL(v, E_TIME, i, ev->ts, ts);
+    ETL_CELL(v, E_BUFFER_OFFSET, u, ev->buffer_offset, true);
+    ETL_CELL(v, E_EVENT_OFFSET, u, ev->event_offset, true);
     return etl_print_row(p, v);
 }
 

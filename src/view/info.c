@@ -72,52 +72,50 @@ int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
         snprintf(clock, sizeof clock, "%u", (unsigned)h->clock_type);
         cn = clock;
     }
-#define SET(i, field, val) (v[i].v.field = (val), v[i].set = true)
-    SET(I_FILE, s, etl_file_name(f));
-    SET(I_OS_VERSION, s, os);
-    SET(I_BUILD, u, h->build);
-    SET(I_LAYOUT, s, layout);
-    SET(I_CPUS, u, h->cpus);
-    SET(I_POINTER_SIZE, u, h->pointer_size);
-    SET(I_CLOCK_TYPE, s, cn);
-    SET(I_PERF_FREQ, u, (uint64_t)h->perf_freq);
-    SET(I_CPU_MHZ, u, h->cpu_mhz);
-    SET(I_TIMER_RES, u, h->timer_resolution);
-    SET(I_START, i, h->start_time);
+    ETL_CELL(v, I_FILE, s, etl_file_name(f), true);
+    ETL_CELL(v, I_OS_VERSION, s, os, true);
+    ETL_CELL(v, I_BUILD, u, h->build, true);
+    ETL_CELL(v, I_LAYOUT, s, layout, true);
+    ETL_CELL(v, I_CPUS, u, h->cpus, true);
+    ETL_CELL(v, I_POINTER_SIZE, u, h->pointer_size, true);
+    ETL_CELL(v, I_CLOCK_TYPE, s, cn, true);
+    ETL_CELL(v, I_PERF_FREQ, u, (uint64_t)h->perf_freq, true);
+    ETL_CELL(v, I_CPU_MHZ, u, h->cpu_mhz, true);
+    ETL_CELL(v, I_TIMER_RES, u, h->timer_resolution, true);
+    ETL_CELL(v, I_START, i, h->start_time, true);
     if (h->end_time != 0)
-        SET(I_END, i, h->end_time);
+        ETL_CELL(v, I_END, i, h->end_time, true);
     if (h->boot_time != 0)
-        SET(I_BOOT, i, h->boot_time);
-    SET(I_BUFFER_SIZE, u, h->buffer_size);
-    SET(I_BUFFERS, u, bt->buffers);
-    SET(I_COMPRESSED, u, bt->compressed);
-    SET(I_BUFFERS_WRITTEN, u, h->buffers_written);
-    SET(I_LOG_FILE_MODE, u, h->log_file_mode);
-    SET(I_EVENTS_LOST, u, h->events_lost);
-    SET(I_BUFFERS_LOST, u, h->buffers_lost);
-    SET(I_LOGGER, s, h->logger_name);
-    SET(I_LOG_FILE, s, h->log_file_name);
-    SET(I_START_RAW, u, (uint64_t)h->start_time);
+        ETL_CELL(v, I_BOOT, i, h->boot_time, true);
+    ETL_CELL(v, I_BUFFER_SIZE, u, h->buffer_size, true);
+    ETL_CELL(v, I_BUFFERS, u, bt->buffers, true);
+    ETL_CELL(v, I_COMPRESSED, u, bt->compressed, true);
+    ETL_CELL(v, I_BUFFERS_WRITTEN, u, h->buffers_written, true);
+    ETL_CELL(v, I_LOG_FILE_MODE, u, h->log_file_mode, true);
+    ETL_CELL(v, I_EVENTS_LOST, u, h->events_lost, true);
+    ETL_CELL(v, I_BUFFERS_LOST, u, h->buffers_lost, true);
+    ETL_CELL(v, I_LOGGER, s, h->logger_name, true);
+    ETL_CELL(v, I_LOG_FILE, s, h->log_file_name, true);
+    ETL_CELL(v, I_START_RAW, u, (uint64_t)h->start_time, true);
     if (h->end_time != 0)
-        SET(I_END_RAW, u, (uint64_t)h->end_time);
+        ETL_CELL(v, I_END_RAW, u, (uint64_t)h->end_time, true);
     /* Names, and what the header-extension events say (view/groupmask.c). */
     struct etl_ext_scan scan;
     struct etl_trace_names tn;
     bool scanned = etl_ext_scan(f, all, &scan);
     etl_trace_names_fill(&tn, h, &scan);
     if (tn.log_file_mode[0])
-        SET(I_LOG_FILE_MODE_NAMES, s, tn.log_file_mode);
-    SET(I_CLOCK_TYPE_NAME, s, tn.clock_type);
+        ETL_CELL(v, I_LOG_FILE_MODE_NAMES, s, tn.log_file_mode, true);
+    ETL_CELL(v, I_CLOCK_TYPE_NAME, s, tn.clock_type, true);
     if (scan.has_version)
-        SET(I_KERNEL_EVENT_VERSION, u, scan.version);
+        ETL_CELL(v, I_KERNEL_EVENT_VERSION, u, scan.version, true);
     if (tn.context_switches) {
-        SET(I_GROUP_MASKS, s, tn.group_masks);
-        SET(I_GROUP_MASK_NAMES, s, tn.group_mask_names);
+        ETL_CELL(v, I_GROUP_MASKS, s, tn.group_masks, true);
+        ETL_CELL(v, I_GROUP_MASK_NAMES, s, tn.group_mask_names, true);
         if (tn.enable_flag_names[0])
-            SET(I_ENABLE_FLAG_NAMES, s, tn.enable_flag_names);
-        SET(I_CONTEXT_SWITCHES, s, tn.context_switches);
+            ETL_CELL(v, I_ENABLE_FLAG_NAMES, s, tn.enable_flag_names, true);
+        ETL_CELL(v, I_CONTEXT_SWITCHES, s, tn.context_switches, true);
     }
-#undef SET
     int rc = 0;
     if (!scanned)
         goto out;

@@ -236,12 +236,11 @@ int etl_view_logger_context(struct etl_printer *p, const char *path, uint64_t of
      * most doubles, the names of four flag words. */
     char text[4 * 0x400 + 4096];
     size_t used = 0;
-#define CELL(c, field, val) (v[c].v.field = (val), v[c].set = true)
-    CELL(lt->extra[X_FILE], s, path);
-    CELL(lt->extra[X_OFFSET], u, offset);
-    CELL(lt->extra[X_WINDOWS], s, etl_win_name(win));
-    CELL(lt->extra[X_ARCH], s, etl_arch_name(arch));
-    CELL(lt->extra[X_SIZE], u, size);
+    ETL_CELL(v, lt->extra[X_FILE], s, path, true);
+    ETL_CELL(v, lt->extra[X_OFFSET], u, offset, true);
+    ETL_CELL(v, lt->extra[X_WINDOWS], s, etl_win_name(win), true);
+    ETL_CELL(v, lt->extra[X_ARCH], s, etl_arch_name(arch), true);
+    ETL_CELL(v, lt->extra[X_SIZE], u, size, true);
     for (size_t i = 0; i < LC_FIELD_COUNT; i++) {
         const struct etl_lc_cell *c = &lc.cell[i];
         size_t k = lt->first[i];
@@ -250,54 +249,54 @@ int etl_view_logger_context(struct etl_printer *p, const char *path, uint64_t of
         switch (etl_lc_fields[i].type) {
         case LC_I32:
         case LC_I64:
-            CELL(k, i, (int64_t)c->v[0]);
+            ETL_CELL(v, k, i, (int64_t)c->v[0], true);
             break;
         case LC_GUID:
-            CELL(k, g, c->bytes);
+            ETL_CELL(v, k, g, c->bytes, true);
             break;
         case LC_USTR:
-            CELL(k, u, c->v[0]);
-            CELL(k + 1, u, c->v[1]);
-            CELL(k + 2, u, c->v[2]);
+            ETL_CELL(v, k, u, c->v[0], true);
+            ETL_CELL(v, k + 1, u, c->v[1], true);
+            ETL_CELL(v, k + 2, u, c->v[2], true);
             break;
         case LC_LIST:
         case LC_BITMAP:
-            CELL(k, u, c->v[0]);
-            CELL(k + 1, u, c->v[1]);
+            ETL_CELL(v, k, u, c->v[0], true);
+            ETL_CELL(v, k + 1, u, c->v[1], true);
             break;
         case LC_U32ARRAY:
             hex_words(c->bytes, c->nbytes, text + used, 32);
-            CELL(k, s, text + used);
+            ETL_CELL(v, k, s, text + used, true);
             used += strlen(text + used) + 1;
             break;
         case LC_BYTES:
             if (2 * c->nbytes + 1 > sizeof text - used)
                 break;
             hex_bytes(c->bytes, c->nbytes, text + used);
-            CELL(k, s, text + used);
+            ETL_CELL(v, k, s, text + used, true);
             used += 2 * c->nbytes + 1;
             break;
         default:
-            CELL(k, u, c->v[0]);
+            ETL_CELL(v, k, u, c->v[0], true);
             break;
         }
     }
     char modes[2048], flags[1024], request[1024], clock[16];
     etl_logger_mode_str(lc.logger_mode, modes, sizeof modes);
-    CELL(lt->extra[X_MODE_NAMES], s, modes);
+    ETL_CELL(v, lt->extra[X_MODE_NAMES], s, modes, true);
     const char *cn = etl_clock_type_full_name(lc.clock_type);
     if (!cn) {
         snprintf(clock, sizeof clock, "%u", (unsigned)lc.clock_type);
         cn = clock;
     }
-    CELL(lt->extra[X_CLOCK_NAME], s, cn);
+    ETL_CELL(v, lt->extra[X_CLOCK_NAME], s, cn, true);
     etl_lc_flags_str(win, lc.flags, flags, sizeof flags);
-    CELL(lt->extra[X_FLAGS_NAMES], s, flags);
+    ETL_CELL(v, lt->extra[X_FLAGS_NAMES], s, flags, true);
     if (win >= ETL_WIN_62)
-        CELL(lt->extra[X_SYSTEM_LOGGER_INDEX], u, ETL_LC_SYSTEM_LOGGER_INDEX(lc.flags));
+        ETL_CELL(v, lt->extra[X_SYSTEM_LOGGER_INDEX], u, ETL_LC_SYSTEM_LOGGER_INDEX(lc.flags),
+                 true);
     etl_lc_request_flag_str(win, lc.request_flag, request, sizeof request);
-    CELL(lt->extra[X_REQUEST_NAMES], s, request);
-#undef CELL
+    ETL_CELL(v, lt->extra[X_REQUEST_NAMES], s, request, true);
     if (etl_print_begin_file(p, path) || etl_print_begin_table(p, t) ||
         etl_print_row(p, v) || etl_print_end_table(p) || etl_print_end_file(p))
         return -1;

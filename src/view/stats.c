@@ -274,8 +274,7 @@ static int emit(struct etl_printer *p, struct etl_file *f, const char *section,
                 const char *name, const struct tally *t, const char *ename)
 {
     struct etl_value v[S_COUNT_COLS] = { 0 };
-    v[S_EVENT_NAME].v.s = ename;
-    v[S_EVENT_NAME].set = ename != NULL;
+    ETL_CELL(v, S_EVENT_NAME, s, ename, ename != NULL);
     v[S_FILE].v.s = etl_file_name(f);
     v[S_SECTION].v.s = section;
     v[S_NAME].v.s = name;

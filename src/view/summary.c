@@ -700,11 +700,9 @@ static void pct_cells(struct etl_value *v, int64_t *vals, size_t n, int64_t max)
     static const unsigned pct[] = { 50, 90, 99 };
     for (int i = 0; i < 3; i++) {
         size_t rank = (size_t)((pct[i] * (uint64_t)n + 99) / 100); /* ceil(p/100 * n), >= 1 */
-        v[M_READY_P50 + i].v.i = vals[rank - 1];
-        v[M_READY_P50 + i].set = true;
+        ETL_CELL(v, M_READY_P50 + i, i, vals[rank - 1], true);
     }
-    v[M_READY_MAX].v.i = max;
-    v[M_READY_MAX].set = true;
+    ETL_CELL(v, M_READY_MAX, i, max, true);
 }
 
 /* Fills the figure cells of v. */
@@ -712,34 +710,23 @@ static void figure_cells(struct etl_value *v, struct figures *g, bool rt, char *
                          size_t rcap)
 {
     struct waits *w = &g->w[rt];
-    v[M_CPU_TIME].v.i = g->cpu_time;
-    v[M_CPU_TIME].set = true;
-    v[M_SWITCH_INS].v.u = g->switch_ins;
-    v[M_SWITCH_INS].set = true;
-    v[M_MEAN_RUN].v.i = g->runs ? g->cpu_time / (int64_t)g->runs : 0;
-    v[M_MEAN_RUN].set = g->runs > 0;
-    v[M_MAX_RUN].v.i = g->max_run;
-    v[M_MAX_RUN].set = g->runs > 0;
-    v[M_WAIT_TIME].v.i = w->wait_time;
-    v[M_WAIT_TIME].set = true;
-    v[M_WAITS].v.u = w->waits;
-    v[M_WAITS].set = true;
-    v[M_READY_TIME].v.i = w->ready_time;
-    v[M_READY_TIME].set = true;
-    v[M_MIGRATIONS].v.u = g->migrations;
-    v[M_MIGRATIONS].set = true;
+    ETL_CELL(v, M_CPU_TIME, i, g->cpu_time, true);
+    ETL_CELL(v, M_SWITCH_INS, u, g->switch_ins, true);
+    ETL_CELL(v, M_MEAN_RUN, i, g->runs ? g->cpu_time / (int64_t)g->runs : 0, g->runs > 0);
+    ETL_CELL(v, M_MAX_RUN, i, g->max_run, g->runs > 0);
+    ETL_CELL(v, M_WAIT_TIME, i, w->wait_time, true);
+    ETL_CELL(v, M_WAITS, u, w->waits, true);
+    ETL_CELL(v, M_READY_TIME, i, w->ready_time, true);
+    ETL_CELL(v, M_MIGRATIONS, u, g->migrations, true);
     reasons_text(w, rbuf, rcap);
-    v[M_WAIT_REASONS].v.s = rbuf;
-    v[M_WAIT_REASONS].set = rbuf[0] != '\0';
+    ETL_CELL(v, M_WAIT_REASONS, s, rbuf, rbuf[0] != '\0');
 }
 
 /* Fills the DPC and ISR cells (when the file has such events). */
 static void intr_cells(struct etl_value *v, bool any, int64_t dpc, int64_t isr)
 {
-    v[M_DPC_TIME].v.i = dpc;
-    v[M_DPC_TIME].set = any;
-    v[M_ISR_TIME].v.i = isr;
-    v[M_ISR_TIME].set = any;
+    ETL_CELL(v, M_DPC_TIME, i, dpc, any);
+    ETL_CELL(v, M_ISR_TIME, i, isr, any);
 }
 
 /* Adds the figures of b to a; false when out of memory. */
@@ -922,14 +909,10 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
             continue;
         struct etl_value v[M_COUNT];
         memset(v, 0, sizeof v);
-        v[M_SCOPE].v.s = "process";
-        v[M_SCOPE].set = true;
-        v[M_PID].v.u = pr[i].pid;
-        v[M_PID].set = true;
-        v[M_PROCESS].v.s = img;
-        v[M_PROCESS].set = img != NULL;
-        v[M_THREADS].v.u = pr[i].threads;
-        v[M_THREADS].set = true;
+        ETL_CELL(v, M_SCOPE, s, "process", true);
+        ETL_CELL(v, M_PID, u, pr[i].pid, true);
+        ETL_CELL(v, M_PROCESS, s, img, img != NULL);
+        ETL_CELL(v, M_THREADS, u, pr[i].threads, true);
         figure_cells(v, &pr[i].fig, pr_->ready, rbuf, sizeof rbuf);
         size_t nv = 0;
         for (size_t j = pr[i].first; j < pr[i].end; j++) {
@@ -972,22 +955,17 @@ static int print_rows(struct etl_printer *p, struct summary *m, const struct pre
             continue;
         struct etl_value v[M_COUNT];
         memset(v, 0, sizeof v);
-        v[M_SCOPE].v.s = "thread";
-        v[M_SCOPE].set = true;
-        v[M_PID].v.u = t->pid;
-        v[M_PID].set = t->pid_known;
-        v[M_TID].v.u = t->tid;
-        v[M_TID].set = true;
-        v[M_PROCESS].v.s = img;
-        v[M_PROCESS].set = img != NULL;
-        v[M_THREAD_NAME].v.s = etl_procmap_str(m->map, t->name);
-        v[M_THREAD_NAME].set = v[M_THREAD_NAME].v.s != NULL;
+        ETL_CELL(v, M_SCOPE, s, "thread", true);
+        ETL_CELL(v, M_PID, u, t->pid, t->pid_known);
+        ETL_CELL(v, M_TID, u, t->tid, true);
+        ETL_CELL(v, M_PROCESS, s, img, img != NULL);
+        const char *tname = etl_procmap_str(m->map, t->name);
+        ETL_CELL(v, M_THREAD_NAME, s, tname, tname != NULL);
         figure_cells(v, &t->fig, pr->ready, rbuf, sizeof rbuf);
         if (t->nready)
             pct_cells(v, t->rv, t->nrv, t->rmax);
         readiers_text(t, tbuf, sizeof tbuf);
-        v[M_TOP_READIERS].v.s = tbuf;
-        v[M_TOP_READIERS].set = tbuf[0] != '\0';
+        ETL_CELL(v, M_TOP_READIERS, s, tbuf, tbuf[0] != '\0');
         rc = etl_print_row(p, v);
     }
 
@@ -1000,20 +978,14 @@ static int print_rows(struct etl_printer *p, struct summary *m, const struct pre
             continue;
         struct etl_value v[M_COUNT];
         memset(v, 0, sizeof v);
-        v[M_SCOPE].v.s = "cpu";
-        v[M_SCOPE].set = true;
-        v[M_CPU].v.u = i;
-        v[M_CPU].set = true;
-        v[M_SWITCH_INS].v.u = c->switches;
-        v[M_SWITCH_INS].set = true;
-        v[M_BUSY_TIME].v.i = c->busy;
-        v[M_BUSY_TIME].set = true;
-        v[M_IDLE_TIME].v.i = c->idle;
-        v[M_IDLE_TIME].set = true;
+        ETL_CELL(v, M_SCOPE, s, "cpu", true);
+        ETL_CELL(v, M_CPU, u, i, true);
+        ETL_CELL(v, M_SWITCH_INS, u, c->switches, true);
+        ETL_CELL(v, M_BUSY_TIME, i, c->busy, true);
+        ETL_CELL(v, M_IDLE_TIME, i, c->idle, true);
         intr_cells(v, pr->intr, c->dpc, c->isr);
         cstates_text(c, decimals, tbuf, sizeof tbuf);
-        v[M_IDLE_BY_CSTATE].v.s = tbuf;
-        v[M_IDLE_BY_CSTATE].set = tbuf[0] != '\0';
+        ETL_CELL(v, M_IDLE_BY_CSTATE, s, tbuf, tbuf[0] != '\0');
         rc = etl_print_row(p, v);
     }
     return rc;
@@ -1048,18 +1020,12 @@ static int print_routines(struct etl_printer *p, struct summary *m)
             break;
         struct etl_value v[R_COUNT];
         memset(v, 0, sizeof v);
-        v[R_TYPE].v.s = etl_intr_type_name(r->type);
-        v[R_TYPE].set = !r->other;
-        v[R_ROUTINE].v.u = r->addr;
-        v[R_ROUTINE].set = !r->other;
-        v[R_COUNT_].v.u = r->count;
-        v[R_COUNT_].set = true;
-        v[R_TOTAL_TIME].v.i = r->time;
-        v[R_TOTAL_TIME].set = true;
-        v[R_MEAN_TIME].v.i = r->count ? r->time / (int64_t)r->count : 0;
-        v[R_MEAN_TIME].set = r->count > 0;
-        v[R_MAX_TIME].v.i = r->max;
-        v[R_MAX_TIME].set = true;
+        ETL_CELL(v, R_TYPE, s, etl_intr_type_name(r->type), !r->other);
+        ETL_CELL(v, R_ROUTINE, u, r->addr, !r->other);
+        ETL_CELL(v, R_COUNT_, u, r->count, true);
+        ETL_CELL(v, R_TOTAL_TIME, i, r->time, true);
+        ETL_CELL(v, R_MEAN_TIME, i, r->count ? r->time / (int64_t)r->count : 0, r->count > 0);
+        ETL_CELL(v, R_MAX_TIME, i, r->max, true);
         rc = etl_print_row(p, v);
     }
     return rc ? rc : etl_print_end_table(p);

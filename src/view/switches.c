@@ -139,14 +139,13 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     struct etl_value v[W_COUNT];
     char b1[8], b2[8], b3[8];
     uint32_t h = sw->has;
-#define SET(i, field, val, cond) (v[i].v.field = (val), v[i].set = (cond))
-    SET(W_CPU, u, sw->cpu, true);
-    SET(W_TIMESTAMP, i, sw->ts, true);
-    SET(W_TIME, i, sw->ts, true);
-    SET(W_OLD_TID, u, sw->old_tid, h & SW_OLD_TID);
-    SET(W_NEW_TID, u, sw->new_tid, h & SW_NEW_TID);
-    SET(W_OLD_PRIORITY, i, sw->old_priority, h & SW_OLD_PRIORITY);
-    SET(W_NEW_PRIORITY, i, sw->new_priority, h & SW_NEW_PRIORITY);
+    ETL_CELL(v, W_CPU, u, sw->cpu, true);
+    ETL_CELL(v, W_TIMESTAMP, i, sw->ts, true);
+    ETL_CELL(v, W_TIME, i, sw->ts, true);
+    ETL_CELL(v, W_OLD_TID, u, sw->old_tid, h & SW_OLD_TID);
+    ETL_CELL(v, W_NEW_TID, u, sw->new_tid, h & SW_NEW_TID);
+    ETL_CELL(v, W_OLD_PRIORITY, i, sw->old_priority, h & SW_OLD_PRIORITY);
+    ETL_CELL(v, W_NEW_PRIORITY, i, sw->new_priority, h & SW_NEW_PRIORITY);
     v[W_OLD_STATE].set = v[W_OLD_WAIT_REASON].set = v[W_OLD_WAIT_MODE].set = false;
     if (h & SW_OLD_STATE)
         set_name(&v[W_OLD_STATE], etl_thread_state_name(sw->old_state), sw->old_state, b1,
@@ -157,19 +156,19 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     if (h & SW_OLD_WAIT_MODE)
         set_name(&v[W_OLD_WAIT_MODE], etl_wait_mode_name(sw->old_wait_mode),
                  sw->old_wait_mode, b3, sizeof b3);
-    SET(W_NEW_WAIT_TIME, u, sw->new_wait_time, h & SW_NEW_WAIT_TIME);
-    SET(W_IDEAL_CPU, u, sw->ideal_cpu, h & SW_IDEAL_CPU);
-    SET(W_PREV_CSTATE, u, sw->prev_cstate, h & SW_PREV_CSTATE);
-    SET(W_NEW_PRI_DECREMENT, i, sw->new_priority_decrement, h & SW_NEW_PRI_DECREMENT);
-    SET(W_OLD_QUANTUM, i, sw->old_remaining_quantum, h & SW_OLD_QUANTUM);
-    SET(W_SOURCE, s, sw->source == ETL_SW_COMPACT ? "compact" : "cswitch", true);
-    SET(W_COMPACT_FORM, s, sw->form < 4 ? form_names[sw->form] : "", sw->form < 4);
-    SET(W_OLD_RANK, u, sw->old_rank, h & SW_OLD_RANK);
-    SET(W_FLAGS, u, sw->flags, h & SW_FLAGS);
-    SET(W_OLD_PID, u, x->wo.pid, x->wo.known);
-    SET(W_OLD_PROCESS, s, x->wo.image, x->wo.image != NULL);
-    SET(W_NEW_PID, u, x->wn.pid, x->wn.known);
-    SET(W_NEW_PROCESS, s, x->wn.image, x->wn.image != NULL);
+    ETL_CELL(v, W_NEW_WAIT_TIME, u, sw->new_wait_time, h & SW_NEW_WAIT_TIME);
+    ETL_CELL(v, W_IDEAL_CPU, u, sw->ideal_cpu, h & SW_IDEAL_CPU);
+    ETL_CELL(v, W_PREV_CSTATE, u, sw->prev_cstate, h & SW_PREV_CSTATE);
+    ETL_CELL(v, W_NEW_PRI_DECREMENT, i, sw->new_priority_decrement, h & SW_NEW_PRI_DECREMENT);
+    ETL_CELL(v, W_OLD_QUANTUM, i, sw->old_remaining_quantum, h & SW_OLD_QUANTUM);
+    ETL_CELL(v, W_SOURCE, s, sw->source == ETL_SW_COMPACT ? "compact" : "cswitch", true);
+    ETL_CELL(v, W_COMPACT_FORM, s, sw->form < 4 ? form_names[sw->form] : "", sw->form < 4);
+    ETL_CELL(v, W_OLD_RANK, u, sw->old_rank, h & SW_OLD_RANK);
+    ETL_CELL(v, W_FLAGS, u, sw->flags, h & SW_FLAGS);
+    ETL_CELL(v, W_OLD_PID, u, x->wo.pid, x->wo.known);
+    ETL_CELL(v, W_OLD_PROCESS, s, x->wo.image, x->wo.image != NULL);
+    ETL_CELL(v, W_NEW_PID, u, x->wn.pid, x->wn.known);
+    ETL_CELL(v, W_NEW_PROCESS, s, x->wn.image, x->wn.image != NULL);
     const struct etl_sched_facts *sf = &x->sf;
     int64_t ns = etl_clock_ns(clk, sw->ts);
     uint32_t k = sf->has;
@@ -181,20 +180,21 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     int64_t waited = !(k & ETL_SF_WAITED) || sf->wait_to == sf->wait_from ? 0
                      : sub_sat(sf->wait_to == sf->ready_from ? from : etl_clock_ns(clk, sf->wait_to),
                                sf->wait_from == sf->since ? since : etl_clock_ns(clk, sf->wait_from));
-    SET(W_NEW_SINCE_LAST, i, sub_sat(ns, since), k & ETL_SF_SINCE);
-    SET(W_NEW_READY, i, sub_sat(ns, from), k & ETL_SF_READY);
-    SET(W_NEW_WAITED, i, waited, k & ETL_SF_WAITED);
-    SET(W_READIED_AT, i, sf->readied_at, k & ETL_SF_READIED);
-    SET(W_READYING_CPU, u, sf->readying_cpu, k & ETL_SF_READIED);
-    SET(W_READYING_TID, u, sf->readying_tid, k & ETL_SF_READIER);
-    SET(W_READIED_BY_DPC, u, (sf->ready_flag & ETL_READY_FROM_DPC) ? 1 : 0, k & ETL_SF_READIED);
+    ETL_CELL(v, W_NEW_SINCE_LAST, i, sub_sat(ns, since), k & ETL_SF_SINCE);
+    ETL_CELL(v, W_NEW_READY, i, sub_sat(ns, from), k & ETL_SF_READY);
+    ETL_CELL(v, W_NEW_WAITED, i, waited, k & ETL_SF_WAITED);
+    ETL_CELL(v, W_READIED_AT, i, sf->readied_at, k & ETL_SF_READIED);
+    ETL_CELL(v, W_READYING_CPU, u, sf->readying_cpu, k & ETL_SF_READIED);
+    ETL_CELL(v, W_READYING_TID, u, sf->readying_tid, k & ETL_SF_READIER);
+    ETL_CELL(v, W_READIED_BY_DPC, u, (sf->ready_flag & ETL_READY_FROM_DPC) ? 1 : 0,
+             k & ETL_SF_READIED);
     struct etl_who wr = { 0, NULL, ETL_PM_NONE, ETL_PM_NONE, false };
     if (k & ETL_SF_READIER)
         etl_procmap_who(cx->map, sf->readying_tid, sf->readied_at, &wr);
-    SET(W_READYING_PID, u, wr.pid, wr.known);
-    SET(W_READYING_PROCESS, s, wr.image, wr.image != NULL);
-    SET(W_NEW_RUN, i, x->has_next ? sub_sat(etl_clock_ns(clk, x->next_ts), ns) : 0, x->has_next);
-#undef SET
+    ETL_CELL(v, W_READYING_PID, u, wr.pid, wr.known);
+    ETL_CELL(v, W_READYING_PROCESS, s, wr.image, wr.image != NULL);
+    ETL_CELL(v, W_NEW_RUN, i, x->has_next ? sub_sat(etl_clock_ns(clk, x->next_ts), ns) : 0,
+             x->has_next);
     return etl_print_row(p, v);
 }
 
