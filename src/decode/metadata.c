@@ -383,16 +383,21 @@ static void add_manifest_chunk(struct etl_meta *m, const struct etl_event *ev)
         m->dropped++;
         return;
     }
-    if (!grow(m, (void **)&pd->buf, &pd->cap, pd->len, len, 1)) {
-        pd->used = false;
-        m->dropped += !m->nomem;
-        return;
+    if (len > 0) {
+        if (!grow(m, (void **)&pd->buf, &pd->cap, pd->len, len, 1)) {
+            pd->used = false;
+            m->dropped += !m->nomem;
+            return;
+        }
+        memcpy(pd->buf + pd->len, text, len);
+        pd->len += len;
     }
-    memcpy(pd->buf + pd->len, text, len);
-    pd->len += len;
     if (++pd->next == pd->total) {
         pd->used = false;
-        read_manifest(m, pd->buf, pd->len);
+        if (pd->len > 0)
+            read_manifest(m, pd->buf, pd->len);
+        else
+            m->dropped++; /* chunks of no text: nothing to read */
     }
 }
 
