@@ -535,11 +535,16 @@ static bool decode_props(struct mstate *s, uint32_t first, uint32_t n, unsigned 
             return false;
         const char *nm = s->m->str + p->name;
         etl_fields_array_begin(s->out, nm, strlen(nm));
-        for (uint64_t k = 0; k < count; k++) {
+        /* As in TraceLogging arrays (tracelogging.c): done past the list's
+         * cap, or after an element that read and kept nothing. */
+        for (uint64_t k = 0; k < count && !s->out->truncated; k++) {
+            size_t pos = s->c->pos, kept = s->out->n;
             if (!one(s, i, false, depth)) {
                 etl_fields_array_end(s->out);
                 return false;
             }
+            if (s->c->pos == pos && s->out->n == kept)
+                break;
         }
         etl_fields_array_end(s->out);
     }

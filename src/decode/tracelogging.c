@@ -346,11 +346,17 @@ static const uint8_t *decode_fields(struct tl_state *st, const uint8_t *p, unsig
                 continue;
             }
             etl_fields_array_begin(st->out, (const char *)f.name, f.name_len);
-            for (unsigned k = 0; k < count; k++) {
+            /* Past the list's cap nothing more is kept (the payload is then
+             * shown whole), and an element that read and kept nothing makes
+             * the rest the same: either way the loop is done. */
+            for (unsigned k = 0; k < count && !st->out->truncated; k++) {
+                size_t pos = st->c->pos, kept = st->out->n;
                 if (!element(st, &f, false, depth)) {
                     etl_fields_array_end(st->out);
                     return NULL;
                 }
+                if (st->c->pos == pos && st->out->n == kept)
+                    break;
             }
             etl_fields_array_end(st->out);
         } else if (!element(st, &f, true, depth)) {
