@@ -222,7 +222,15 @@ enum etl_fdec etl_payload_decode(struct etl_payload *pl, const struct etl_event 
         from = ev->data_len;
     pl->hex = 0;
     if (from < ev->data_len &&
-        etl_fields_binary(out, NM("payload_hex"), ev->data + from, ev->data_len - from))
+        !etl_fields_binary(out, NM("payload_hex"), ev->data + from, ev->data_len - from) &&
+        out->truncated) {
+        /* The fields filled the list to its last entry: the payload whole. */
+        etl_fields_reset(out);
+        st = ETL_FDEC_NO_LAYOUT;
+        from = 0;
+        etl_fields_binary(out, NM("payload_hex"), ev->data, ev->data_len);
+    }
+    if (from < ev->data_len && !out->truncated)
         pl->hex = ev->data_len - from;
     *name = n;
     return st;
