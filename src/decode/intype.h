@@ -156,4 +156,28 @@ static inline size_t etl_intype_size(unsigned in, unsigned ptr_size)
     }
 }
 
+/* Where an element of an array begins: the payload read and the fields kept
+ * so far (etl_array_done). */
+struct etl_elem_mark {
+    size_t pos, kept;
+};
+
+static inline struct etl_elem_mark etl_elem_begin(const struct etl_cursor *c,
+                                                  const struct etl_fields *out)
+{
+    struct etl_elem_mark m = { c->pos, out->n };
+    return m;
+}
+
+/* After one element of an array (TraceLogging and TDH arrays): true when the
+ * rest need not be decoded. Past the list's cap nothing more is kept (the
+ * payload is then shown whole), and an element that read and kept nothing
+ * (a type without a value) makes the rest the same; without this, nested
+ * arrays of such elements multiply their counts. */
+static inline bool etl_array_done(struct etl_elem_mark m, const struct etl_cursor *c,
+                                  const struct etl_fields *out)
+{
+    return out->truncated || (c->pos == m.pos && out->n == m.kept);
+}
+
 #endif

@@ -535,15 +535,13 @@ static bool decode_props(struct mstate *s, uint32_t first, uint32_t n, unsigned 
             return false;
         const char *nm = s->m->str + p->name;
         etl_fields_array_begin(s->out, nm, strlen(nm));
-        /* As in TraceLogging arrays (tracelogging.c): done past the list's
-         * cap, or after an element that read and kept nothing. */
-        for (uint64_t k = 0; k < count && !s->out->truncated; k++) {
-            size_t pos = s->c->pos, kept = s->out->n;
+        for (uint64_t k = 0; k < count; k++) {
+            struct etl_elem_mark mk = etl_elem_begin(s->c, s->out);
             if (!one(s, i, false, depth)) {
                 etl_fields_array_end(s->out);
                 return false;
             }
-            if (s->c->pos == pos && s->out->n == kept)
+            if (etl_array_done(mk, s->c, s->out))
                 break;
         }
         etl_fields_array_end(s->out);

@@ -211,27 +211,22 @@ enum etl_fdec etl_payload_decode(struct etl_payload *pl, const struct etl_event 
     /* A decoder that stopped inside a structure or array left it open. */
     while (out->depth > 0 && !out->truncated)
         etl_fields_struct_end(out);
-    if (out->truncated) {
-        /* More fields than the list holds: the payload whole instead. */
-        etl_fields_reset(out);
-        st = ETL_FDEC_NO_LAYOUT;
-    }
-    /* What no field describes. */
+    /* What no field describes, last, as payload_hex. A list that could not
+     * hold the fields, or has no room left for payload_hex, shows the
+     * payload whole instead. */
     size_t from = st == ETL_FDEC_NO_LAYOUT ? 0 : st == ETL_FDEC_OK ? ev->data_len : *at;
     if (from > ev->data_len)
         from = ev->data_len;
-    pl->hex = 0;
-    if (from < ev->data_len &&
-        !etl_fields_binary(out, NM("payload_hex"), ev->data + from, ev->data_len - from) &&
-        out->truncated) {
-        /* The fields filled the list to its last entry: the payload whole. */
+    if (out->truncated ||
+        (from < ev->data_len &&
+         !etl_fields_binary(out, NM("payload_hex"), ev->data + from, ev->data_len - from))) {
         etl_fields_reset(out);
         st = ETL_FDEC_NO_LAYOUT;
         from = 0;
-        etl_fields_binary(out, NM("payload_hex"), ev->data, ev->data_len);
+        if (ev->data_len > 0)
+            etl_fields_binary(out, NM("payload_hex"), ev->data, ev->data_len);
     }
-    if (from < ev->data_len && !out->truncated)
-        pl->hex = ev->data_len - from;
+    pl->hex = out->truncated ? 0 : ev->data_len - from;
     *name = n;
     return st;
 }

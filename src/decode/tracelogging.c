@@ -346,16 +346,13 @@ static const uint8_t *decode_fields(struct tl_state *st, const uint8_t *p, unsig
                 continue;
             }
             etl_fields_array_begin(st->out, (const char *)f.name, f.name_len);
-            /* Past the list's cap nothing more is kept (the payload is then
-             * shown whole), and an element that read and kept nothing makes
-             * the rest the same: either way the loop is done. */
-            for (unsigned k = 0; k < count && !st->out->truncated; k++) {
-                size_t pos = st->c->pos, kept = st->out->n;
+            for (unsigned k = 0; k < count; k++) {
+                struct etl_elem_mark mk = etl_elem_begin(st->c, st->out);
                 if (!element(st, &f, false, depth)) {
                     etl_fields_array_end(st->out);
                     return NULL;
                 }
-                if (st->c->pos == pos && st->out->n == kept)
+                if (etl_array_done(mk, st->c, st->out))
                     break;
             }
             etl_fields_array_end(st->out);
