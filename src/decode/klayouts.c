@@ -402,6 +402,7 @@ const struct etl_klayout etl_klayouts[] = {
         FTIME("InstallDate"), WSZ("BuildLab"), WSZ("ProductName"))),
     L(ETL_KG_SYSCONFIGEX, 0, 255, OPS(33), FIELDS(
         WSZ("SystemDirectory"), WSZ("SystemWindowsDirectory"))),
+    L(ETL_KG_SYSCONFIGEX, 0, 255, OPS(34), FIELDS(WSZ("Value"))),
     L(ETL_KG_SYSCONFIGEX, 0, 255, OPS(35), FIELDS(WSZ("NtPath"), WSZ("DosPath"))),
 
     /* KernelTraceControl ImageID (b3e675d7-2554-4f18-830b-2762732560de). */
@@ -601,6 +602,7 @@ const struct etl_kname etl_knames[] = {
     N(G_ALPC, 37, "ALPC/ALPC-Unwait"),
     N(ETL_KG_SYSCONFIGEX, 32, "SysConfigEx/BuildInfo"),
     N(ETL_KG_SYSCONFIGEX, 33, "SysConfigEx/SystemPaths"),
+    N(ETL_KG_SYSCONFIGEX, 34, "SysConfigEx/UnknownVolume"),
     N(ETL_KG_SYSCONFIGEX, 35, "SysConfigEx/VolumeMapping"),
     N(ETL_KG_IMAGEID, 0, "ImageID/ImageID"),
     N(ETL_KG_IMAGEID, 36, "ImageID/DbgID_RSDS"),
