@@ -355,48 +355,19 @@ const char *etl_fdec_name(enum etl_fdec st)
 
 /* ---- formatting of scalar values ---- */
 
-/* Writes v in decimal at the end of buf[0..32); returns the start. */
-static char *fmt_u64(char buf[32], uint64_t v)
-{
-    char *p = buf + 31;
-    *p = '\0';
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return p;
-}
-
-/* Formats v as a signed decimal into out (32 bytes); returns the length. */
+/* Signed decimal and "0x" hex, terminated; return the length. */
 static size_t fmt_i64(char out[32], int64_t v)
 {
-    char tmp[32];
-    uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    char *p = fmt_u64(tmp, m);
-    size_t n = 0;
-    if (v < 0)
-        out[n++] = '-';
-    size_t l = strlen(p);
-    memcpy(out + n, p, l + 1);
-    return n + l;
+    size_t n = etl_fmt_i64(v, out);
+    out[n] = '\0';
+    return n;
 }
 
-/* Formats v as 0x-prefixed lowercase hex into out (24 bytes). */
 static size_t fmt_hex(char out[24], uint64_t v)
 {
-    static const char hx[] = "0123456789abcdef";
-    char tmp[20];
-    size_t k = 0;
-    do {
-        tmp[k++] = hx[v & 0xF];
-        v >>= 4;
-    } while (v);
-    out[0] = '0';
-    out[1] = 'x';
-    for (size_t i = 0; i < k; i++)
-        out[2 + i] = tmp[k - 1 - i];
-    out[2 + k] = '\0';
-    return 2 + k;
+    size_t n = etl_fmt_hex(v, 1, out);
+    out[n] = '\0';
+    return n;
 }
 
 /* Formats a finite double with the fewest digits that read back exactly. */
@@ -501,13 +472,11 @@ static size_t fmt_sid(char *out, const uint8_t *s, size_t len)
 static size_t fmt_scalar(const struct etl_fields *fl, const struct etl_field *f, char *out,
                          bool *json_string)
 {
-    char tmp[32];
     *json_string = false;
     switch (f->type) {
     case ETL_F_UINT: {
-        char *p = fmt_u64(tmp, f->v.u);
-        size_t l = strlen(p);
-        memcpy(out, p, l + 1);
+        size_t l = etl_fmt_u64(f->v.u, out);
+        out[l] = '\0';
         return l;
     }
     case ETL_F_INT:
@@ -866,7 +835,15 @@ int etl_fields_json_csv(const struct etl_fields *fl, struct etl_out *o)
 
 void etl_fields_iter_init(struct etl_fields_iter *it)
 {
-    memset(it, 0, sizeof *it);
+    it->i = 0;
+    it->depth = 0;
+    it->lvl[0].name_end = 0;
+    it->lvl[0].index = 0;
+    it->lvl[0].array = false;
+    it->name[0] = '\0';
+    it->name_len = 0;
+    it->cur = it->name;
+    it->cur_len = 0;
 }
 
 /* Appends s[0..n) to the iterator's name, cut at the buffer's end. */
@@ -886,10 +863,10 @@ static void name_for(struct etl_fields_iter *it, const struct etl_field *f)
     it->name_len = it->lvl[it->depth].name_end;
     it->name[it->name_len] = '\0';
     if (it->lvl[it->depth].array) {
-        char tmp[32];
-        char *p = fmt_u64(tmp, it->lvl[it->depth].index++);
+        char tmp[ETL_FMT_NUM_MAX];
+        size_t n = etl_fmt_u64(it->lvl[it->depth].index++, tmp);
         name_add(it, "[", 1);
-        name_add(it, p, strlen(p));
+        name_add(it, tmp, n);
         name_add(it, "]", 1);
     } else {
         if (it->depth > 0)
@@ -920,42 +897,87 @@ const struct etl_field *etl_fields_next(const struct etl_fields *fl,
             it->lvl[it->depth].array = f->type == ETL_F_ARRAY_BEGIN;
             continue;
         default:
+            if (it->depth == 0) { /* a top-level name is the entry's own */
+                it->cur = f->name ? f->name : "";
+                it->cur_len = f->name ? f->name_len : 0;
+                if (it->cur_len > sizeof it->name - 1)
+                    it->cur_len = sizeof it->name - 1;
+                return f;
+            }
             name_for(it, f);
+            it->cur = it->name;
+            it->cur_len = it->name_len;
             return f;
         }
     }
     return NULL;
 }
 
-/* Returns true if byte i of s[0..n) must be escaped in the text view: a C0
- * control, DEL, a quote or backslash, or a byte of a C1 control (U+0080 to
- * U+009F, C2 80 to C2 9F in UTF-8), which a terminal would act upon. */
+/* What each byte is to the text view: TX_PLAIN stands for itself; TX_QUOTE
+ * (space, '=') only makes the value quoted; TX_ESC (a C0 control, DEL, a
+ * quote or backslash) is escaped; TX_C2 and TX_C1 are the two bytes of a C1
+ * control (U+0080 to U+009F, C2 80 to C2 9F in UTF-8), which a terminal
+ * would act upon, escaped only when they meet. */
+enum { TX_PLAIN, TX_QUOTE, TX_ESC, TX_C2, TX_C1 };
+#define P TX_PLAIN
+#define Q TX_QUOTE
+#define E TX_ESC
+#define C1 TX_C1
+#define C2 TX_C2
+static const unsigned char tx_class[256] = {
+    E, E, E, E, E, E, E, E, E, E, E, E, E, E, E, E, /* 0x00 */
+    E, E, E, E, E, E, E, E, E, E, E, E, E, E, E, E, /* 0x10 */
+    Q, P, E, P, P, P, P, P, P, P, P, P, P, P, P, P, /* 0x20 */
+    P, P, P, P, P, P, P, P, P, P, P, P, P, Q, P, P, /* 0x30 */
+    P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, /* 0x40 */
+    P, P, P, P, P, P, P, P, P, P, P, P, E, P, P, P, /* 0x50 */
+    P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, /* 0x60 */
+    P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, E, /* 0x70 */
+    C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, /* 0x80 */
+    C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, C1, /* 0x90 */
+    P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, /* 0xA0 */
+    P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, /* 0xB0 */
+    P, P, C2, P, P, P, P, P, P, P, P, P, P, P, P, P, /* 0xC0 */
+    P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, /* 0xD0 */
+    P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, /* 0xE0 */
+    P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, /* 0xF0 */
+};
+#undef P
+#undef Q
+#undef E
+#undef C1
+#undef C2
+
+/* Returns true if byte i of s[0..n) must be escaped in the text view. */
 static bool text_escaped(const unsigned char *s, size_t n, size_t i)
 {
-    unsigned char c = s[i];
-    if (c < 0x20 || c == '"' || c == '\\' || c == 0x7F)
-        return true;
-    if (c == 0xC2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F)
-        return true;
-    return c >= 0x80 && c <= 0x9F && i > 0 && s[i - 1] == 0xC2;
+    switch (tx_class[s[i]]) {
+    case TX_ESC: return true;
+    case TX_C2: return i + 1 < n && tx_class[s[i + 1]] == TX_C1;
+    case TX_C1: return i > 0 && s[i - 1] == 0xC2;
+    default: return false;
+    }
 }
 
 /* Writes a text-view string value, quoted and escaped when needed. */
 static int text_string(struct etl_out *o, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < n && tx_class[s[i]] == TX_PLAIN)
+        i++;
     bool quote = n == 0;
-    for (size_t i = 0; i < n && !quote; i++)
-        quote = s[i] == ' ' || s[i] == '=' || text_escaped(s, n, i);
+    for (; i < n && !quote; i++)
+        quote = tx_class[s[i]] == TX_QUOTE || text_escaped(s, n, i);
     if (!quote)
         return etl_out_write(o, s, n);
     static const char hx[] = "0123456789abcdef";
     if (etl_out_putc(o, '"') != 0)
         return -1;
     size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         unsigned char c = s[i];
-        if (!text_escaped(s, n, i))
+        if (tx_class[c] <= TX_QUOTE || !text_escaped(s, n, i))
             continue;
         if (i > run && etl_out_write(o, s + run, i - run) != 0)
             return -1;
@@ -993,14 +1015,22 @@ int etl_fields_text(const struct etl_fields *fl, struct etl_out *o)
             return -1;
         first = false;
         /* Names come from files too: control bytes and spaces are shown as '_'. */
-        char nm[sizeof it.name];
-        const unsigned char *u = (const unsigned char *)it.name;
-        for (size_t i = 0; i < it.name_len; i++)
-            nm[i] = (u[i] == ' ' || u[i] == '=' || text_escaped(u, it.name_len, i))
-                        ? '_' : it.name[i];
-        if (etl_out_write(o, nm, it.name_len) != 0 || etl_out_putc(o, '=') != 0)
-            return -1;
+        const unsigned char *u = (const unsigned char *)it.cur;
+        size_t k = f->plain && it.depth == 0 ? it.cur_len : 0;
+        while (k < it.cur_len && tx_class[u[k]] == TX_PLAIN)
+            k++;
         int r;
+        if (k == it.cur_len) {
+            r = etl_out_write(o, it.cur, k);
+        } else {
+            char nm[sizeof it.name];
+            for (size_t i = 0; i < it.cur_len; i++)
+                nm[i] = tx_class[u[i]] == TX_QUOTE || text_escaped(u, it.cur_len, i)
+                            ? '_' : it.cur[i];
+            r = etl_out_write(o, nm, it.cur_len);
+        }
+        if (r != 0 || etl_out_putc(o, '=') != 0)
+            return -1;
         if (f->type == ETL_F_STR) {
             r = text_string(o, (const char *)etl_field_bytes(fl, f), f->v.a.len);
         } else if (f->type == ETL_F_BINARY) {

@@ -63,7 +63,8 @@ struct etl_field {
     uint32_t name_len;
     uint8_t type;       /* enum etl_ftype */
     uint8_t plain;      /* the name is known to be printable ASCII without
-                         * quote or backslash (set by decoders of tables) */
+                         * space, '=', quote or backslash (set by decoders
+                         * of tables; tests/unit/test_fields.c checks them) */
     union {
         uint64_t u;
         int64_t i;
@@ -207,15 +208,17 @@ struct etl_fields_iter {
         uint32_t index;                     /* next element index (arrays) */
         bool array;
     } lvl[ETL_FIELDS_MAX_DEPTH + 1];
-    char name[512];                         /* the current flattened name */
+    char name[512];                         /* flattened names are built here */
     size_t name_len;
+    const char *cur;                        /* the current entry's flattened name */
+    size_t cur_len;                         /* (not terminated) */
 };
 
 /* Starts an iteration. */
 void etl_fields_iter_init(struct etl_fields_iter *it);
 
-/* Returns the next scalar entry (its flattened name in it->name, it->name_len
- * bytes, cut short at 511 bytes), or NULL at the end. */
+/* Returns the next scalar entry (its flattened name at it->cur, it->cur_len
+ * bytes, cut short at 511 bytes, not terminated), or NULL at the end. */
 const struct etl_field *etl_fields_next(const struct etl_fields *fl,
                                         struct etl_fields_iter *it);
 

@@ -58,6 +58,13 @@ static size_t text_width(const char *str)
 static size_t text_string(struct etl_out *o, const char *str, size_t max)
 {
     const unsigned char *s = (const unsigned char *)str;
+    size_t plain = 0; /* printable ASCII, one column a byte: the usual case */
+    while (s[plain] >= 0x20 && s[plain] < 0x7F)
+        plain++;
+    if (s[plain] == 0 && plain <= max) {
+        etl_out_write(o, s, plain);
+        return plain;
+    }
     size_t cut = text_width(str) > max ? max - 1 : SIZE_MAX, cols = 0;
     char esc[8];
     for (size_t i = 0, n, c; s[i];) {
@@ -102,12 +109,33 @@ static int text_begin_file(struct etl_printer *p, const char *path)
 static void text_cell(struct etl_out *o, const char *s, size_t n, int w, bool first,
                       bool last, bool from_file)
 {
+    size_t aw = (size_t)(w < 0 ? -w : w);
+    size_t max = w < 0 && !last ? aw : SIZE_MAX;
+    if (!from_file && n <= max && aw < 256 && n < 256) {
+        /* The usual cell, written in place: a space, padding, the value. */
+        char *d = etl_out_space(o, 1 + aw + n);
+        if (d) {
+            size_t k = 0, gap = n < aw ? aw - n : 0;
+            if (!first)
+                d[k++] = ' ';
+            if (w > 0) {
+                memset(d + k, ' ', gap);
+                k += gap;
+            }
+            memcpy(d + k, s, n);
+            k += n;
+            if (w < 0 && !last) {
+                memset(d + k, ' ', gap);
+                k += gap;
+            }
+            etl_out_advance(o, k);
+            return;
+        }
+    }
     if (!first)
         etl_out_putc(o, ' ');
-    size_t aw = (size_t)(w < 0 ? -w : w);
     if (w > 0 && n < aw)
         pad(o, aw - n);
-    size_t max = w < 0 && !last ? aw : SIZE_MAX;
     size_t used;
     if (from_file) {
         used = text_string(o, s, max);

@@ -272,11 +272,30 @@ static char *row_attr_start(struct etl_out *o, const char *name, size_t n,
     return d + n + 3;
 }
 
-/* Whether byte c stands for itself in an attribute value: printable ASCII
- * other than the four that are escaped. */
+/* Whether each byte stands for itself in an attribute value: printable
+ * ASCII (and DEL) other than the four that are escaped. */
+static const unsigned char plain_bytes[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x00 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x10 */
+    1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, /* 0x30 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x40 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x50 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x60 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x70 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x80 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x90 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xA0 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xB0 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xC0 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xD0 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xE0 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xF0 */
+};
+
 static inline bool plain_byte(unsigned char c)
 {
-    return c >= 0x20 && c < 0x80 && c != '"' && c != '&' && c != '<' && c != '>';
+    return plain_bytes[c] != 0;
 }
 
 /* Appends attribute name="str" (name is nlen bytes; str cleaned and
@@ -325,7 +344,8 @@ static int row_fields(struct xml_state *x, struct etl_out *o, const struct etl_f
     etl_fields_iter_init(&it);
     const struct etl_field *f;
     while ((f = etl_fields_next(fl, &it)) != NULL) {
-        size_t need = etl_field_value_text(fl, f, NULL, 0);
+        /* Written where it fits (most values), measured first otherwise. */
+        size_t need = etl_field_value_text(fl, f, x->val, x->val_cap);
         if (need > (SIZE_MAX - 1) / 3)
             return -1;
         if (3 * need + 1 > x->val_cap) {
@@ -334,8 +354,8 @@ static int row_fields(struct xml_state *x, struct etl_out *o, const struct etl_f
                 return -1;
             x->val = v;
             x->val_cap = 3 * need + 1;
+            etl_field_value_text(fl, f, x->val, need + 1);
         }
-        etl_field_value_text(fl, f, x->val, need + 1);
         /* A string may hold U+0000, which XML cannot: U+FFFD instead. */
         size_t nul = 0;
         for (size_t i = 0; i < need; i++)
@@ -350,7 +370,10 @@ static int row_fields(struct xml_state *x, struct etl_out *o, const struct etl_f
         }
         x->val[need + 2 * nul] = '\0';
         etl_out_write(o, INDENT INDENT INDENT "<data", 3 * INDENT_LEN + 5);
-        if (row_attr_str(o, "name", 4, it.name) < 0 ||
+        char nm[sizeof it.name]; /* the name, terminated */
+        memcpy(nm, it.cur, it.cur_len);
+        nm[it.cur_len] = '\0';
+        if (row_attr_str(o, "name", 4, nm) < 0 ||
             row_attr_str(o, "value", 5, x->val) < 0)
             return -1;
         etl_out_write(o, "/>\n", 3);
