@@ -1011,6 +1011,26 @@ int etl_fields_text(const struct etl_fields *fl, struct etl_out *o)
     const struct etl_field *f;
     bool first = true;
     while ((f = etl_fields_next(fl, &it)) != NULL) {
+        if (f->plain && it.depth == 0 && it.cur_len <= 256 &&
+            (f->type == ETL_F_UINT || f->type == ETL_F_INT || f->type == ETL_F_HEX ||
+             f->type == ETL_F_PTR)) {
+            /* The usual field, a number under a table's name: in place. */
+            char *d = etl_out_space(o, it.cur_len + 2 + ETL_FMT_NUM_MAX);
+            if (!d)
+                return -1;
+            size_t k = 0;
+            if (!first)
+                d[k++] = ' ';
+            first = false;
+            memcpy(d + k, it.cur, it.cur_len);
+            k += it.cur_len;
+            d[k++] = '=';
+            k += f->type == ETL_F_UINT  ? etl_fmt_u64(f->v.u, d + k)
+                 : f->type == ETL_F_INT ? etl_fmt_i64(f->v.i, d + k)
+                                        : etl_fmt_hex(f->v.u, 1, d + k);
+            etl_out_advance(o, k);
+            continue;
+        }
         if (!first && etl_out_putc(o, ' ') != 0)
             return -1;
         first = false;

@@ -63,8 +63,8 @@ struct etl_field {
     uint32_t name_len;
     uint8_t type;       /* enum etl_ftype */
     uint8_t plain;      /* the name is known to be printable ASCII without
-                         * space, '=', quote or backslash (set by decoders
-                         * of tables; tests/unit/test_fields.c checks them) */
+                         * space, '=', quote, backslash, '&', '<' or '>' (set
+                         * by decoders of tables; test_fields checks them) */
     union {
         uint64_t u;
         int64_t i;

@@ -344,6 +344,27 @@ static int row_fields(struct xml_state *x, struct etl_out *o, const struct etl_f
     etl_fields_iter_init(&it);
     const struct etl_field *f;
     while ((f = etl_fields_next(fl, &it)) != NULL) {
+        if (f->plain && it.depth == 0 && it.cur_len <= 256 &&
+            (f->type == ETL_F_UINT || f->type == ETL_F_INT || f->type == ETL_F_HEX ||
+             f->type == ETL_F_PTR)) {
+            /* The usual field, a number under a table's name: in place. */
+            static const char open[] = INDENT INDENT INDENT "<data name=\"";
+            char *d = etl_out_space(o, sizeof open + it.cur_len + 40);
+            if (!d)
+                return -1;
+            size_t k = sizeof open - 1;
+            memcpy(d, open, k);
+            memcpy(d + k, it.cur, it.cur_len);
+            k += it.cur_len;
+            memcpy(d + k, "\" value=\"", 9);
+            k += 9;
+            k += f->type == ETL_F_UINT  ? etl_fmt_u64(f->v.u, d + k)
+                 : f->type == ETL_F_INT ? etl_fmt_i64(f->v.i, d + k)
+                                        : etl_fmt_hex(f->v.u, 1, d + k);
+            memcpy(d + k, "\"/>\n", 4);
+            etl_out_advance(o, k + 4);
+            continue;
+        }
         /* Written where it fits (most values), measured first otherwise. */
         size_t need = etl_field_value_text(fl, f, x->val, x->val_cap);
         if (need > (SIZE_MAX - 1) / 3)

@@ -240,14 +240,14 @@ END_TEST
 
 /* Checks that every field of list (and of its structures) knows its name's
  * length, and that the name is what the entries' `plain` flag promises:
- * printable ASCII with no space, '=', quote or backslash. */
+ * printable ASCII with no space, '=', quote, backslash, '&', '<' or '>'. */
 static void check_lengths(const struct etl_kfield *list)
 {
     for (; list->name; list++) {
         ck_assert_msg(list->nlen == strlen(list->name), "%s", list->name);
         for (const char *c = list->name; *c; c++)
-            ck_assert_msg(*c > ' ' && *c < 0x7F && *c != '=' && *c != '"' && *c != '\\',
-                          "%s", list->name);
+            ck_assert_msg(*c > ' ' && *c < 0x7F && !strchr("=\"\\&<>", *c), "%s",
+                          list->name);
         if (list->members)
             check_lengths(list->members);
     }
