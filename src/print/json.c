@@ -79,11 +79,40 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
         if (!vals[i].set)
             continue;
         const struct etl_column *c = &t->cols[i];
+        size_t nl = strlen(c->name);
+        if (c->type != ETL_COL_STR && c->type != ETL_COL_NAME &&
+            c->type != ETL_COL_FIELDS && nl <= 64) {
+            /* A number, hex value, GUID or time: the key and value in place. */
+            bool num;
+            size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);
+            if (c->type == ETL_COL_TIME)
+                num = false;
+            char *d = etl_out_space(p->out, nl + n + 6);
+            if (!d)
+                return etl_print_status(p);
+            size_t k = 0;
+            if (!first)
+                d[k++] = ',';
+            first = false;
+            d[k++] = '"';
+            memcpy(d + k, c->name, nl);
+            k += nl;
+            d[k++] = '"';
+            d[k++] = ':';
+            if (!num)
+                d[k++] = '"';
+            memcpy(d + k, buf, n);
+            k += n;
+            if (!num)
+                d[k++] = '"';
+            etl_out_advance(p->out, k);
+            continue;
+        }
         if (!first)
             etl_out_putc(p->out, ',');
         first = false;
         etl_out_putc(p->out, '"');
-        etl_out_puts(p->out, c->name);
+        etl_out_write(p->out, c->name, nl);
         etl_out_write(p->out, "\":", 2);
         if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
             json_string(p->out, vals[i].v.s);
