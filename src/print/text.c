@@ -103,35 +103,12 @@ static int text_begin_file(struct etl_printer *p, const char *path)
     return etl_print_status(p);
 }
 
-/* Writes a cell of width w (negative: left-aligned); the first cell of a row
- * has no leading space and the last no trailing one. A left-aligned string
- * that is not the last cell is cut to its width. */
-static void text_cell(struct etl_out *o, const char *s, size_t n, int w, bool first,
-                      bool last, bool from_file)
+/* text_cell's general case: strings from the file, long values. */
+static void text_cell_slow(struct etl_out *o, const char *s, size_t n, int w, bool first,
+                           bool last, bool from_file)
 {
     size_t aw = (size_t)(w < 0 ? -w : w);
     size_t max = w < 0 && !last ? aw : SIZE_MAX;
-    if (!from_file && n <= max && aw < 256 && n < 256) {
-        /* The usual cell, written in place: a space, padding, the value. */
-        char *d = etl_out_space(o, 1 + aw + n);
-        if (d) {
-            size_t k = 0, gap = n < aw ? aw - n : 0;
-            if (!first)
-                d[k++] = ' ';
-            if (w > 0) {
-                memset(d + k, ' ', gap);
-                k += gap;
-            }
-            memcpy(d + k, s, n);
-            k += n;
-            if (w < 0 && !last) {
-                memset(d + k, ' ', gap);
-                k += gap;
-            }
-            etl_out_advance(o, k);
-            return;
-        }
-    }
     if (!first)
         etl_out_putc(o, ' ');
     if (w > 0 && n < aw)
@@ -149,6 +126,41 @@ static void text_cell(struct etl_out *o, const char *s, size_t n, int w, bool fi
     }
     if (w < 0 && used < aw && !last)
         pad(o, aw - used);
+}
+
+/* Writes a cell of width w (negative: left-aligned); the first cell of a row
+ * has no leading space and the last no trailing one. A left-aligned string
+ * that is not the last cell is cut to its width. */
+static inline void text_cell(struct etl_out *o, const char *s, size_t n, int w, bool first,
+                             bool last, bool from_file)
+{
+    size_t aw = (size_t)(w < 0 ? -w : w);
+    char *d;
+    if (!from_file && aw < 256 && n < 256 && (w >= 0 || last || n <= aw) &&
+        (d = etl_out_space(o, 1 + aw + n + 16)) != NULL) {
+        /* The usual cell, written in place: a space, padding, the value.
+         * Padding goes in 16 spaces at a time, into the 16 bytes reserved
+         * past the cell: what lands past it is written over or unused. */
+        static const char sp16[16] = "                ";
+        size_t k = 0, gap = n < aw ? aw - n : 0;
+        if (!first)
+            d[k++] = ' ';
+        if (w > 0) {
+            for (size_t g = 0; g < gap; g += 16)
+                memcpy(d + k + g, sp16, 16);
+            k += gap;
+        }
+        memcpy(d + k, s, n);
+        k += n;
+        if (w < 0 && !last) {
+            for (size_t g = 0; g < gap; g += 16)
+                memcpy(d + k + g, sp16, 16);
+            k += gap;
+        }
+        etl_out_advance(o, k);
+        return;
+    }
+    text_cell_slow(o, s, n, w, first, last, from_file);
 }
 
 /* Returns true if column i is shown in the text view: not hidden, and not
@@ -169,11 +181,10 @@ static int file_width(const struct etl_printer *p)
 /* Returns the index of the last column shown in the text view. */
 static size_t last_shown(const struct etl_printer *p, const struct etl_table *t)
 {
-    size_t last = 0;
-    for (size_t i = 0; i < t->ncols; i++)
+    for (size_t i = t->ncols; i-- > 0;)
         if (shown(p, t, i))
-            last = i;
-    return last;
+            return i;
+    return 0;
 }
 
 static int text_begin_table(struct etl_printer *p, const struct etl_table *t)
