@@ -122,16 +122,40 @@ size_t etl_fmt_i64(int64_t v, char *out)
     return 1 + etl_fmt_u64(0 - (uint64_t)v, out + 1);
 }
 
+/* Two lowercase hex digits for every byte value. */
+static const char hex_pairs[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 size_t etl_fmt_hex(uint64_t v, int digits, char *out)
 {
-    static const char hex[] = "0123456789abcdef";
     out[0] = '0';
     out[1] = 'x';
-    int n = digits;
-    while (n < 16 && (v >> (4 * n)) != 0)
-        n++;
-    for (int i = 0; i < n; i++)
-        out[2 + i] = hex[(v >> (4 * (n - 1 - i))) & 0xF];
+    /* The digits v needs, or `digits` when that is more. */
+#if defined(__GNUC__)
+    int need = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+#else
+    int need = 1;
+    while (need < 16 && (v >> (4 * need)) != 0)
+        need++;
+#endif
+    int n = need > digits ? need : digits;
+    /* From the right, two digits at a time. */
+    char *p = out + 2 + n;
+    int left = n;
+    for (; left >= 2; left -= 2) {
+        p -= 2;
+        memcpy(p, hex_pairs + 2 * (v & 0xFF), 2);
+        v >>= 8;
+    }
+    if (left)
+        p[-1] = hex_pairs[2 * (v & 0xF) + 1];
     return (size_t)n + 2;
 }
 

@@ -68,6 +68,33 @@ START_TEST(integers)
 }
 END_TEST
 
+/* Checks etl_fmt_hex on v with every minimum digit count against printf. */
+static void check_hex(uint64_t v)
+{
+    for (int d = 1; d <= 16; d++) {
+        char want[32], got[32];
+        snprintf(want, sizeof want, "0x%0*" PRIx64, d, v);
+        memset(got, 'x', sizeof got);
+        same(got, etl_fmt_hex(v, d, got), want);
+    }
+}
+
+START_TEST(hex)
+{
+    check_hex(0);
+    check_hex(UINT64_MAX);
+    for (int b = 0; b < 64; b++) {
+        check_hex((uint64_t)1 << b);
+        check_hex(((uint64_t)1 << b) - 1);
+    }
+    uint64_t s = 2463534242ull;
+    for (int i = 0; i < 20000; i++) {
+        uint64_t v = rnd(&s);
+        check_hex(v >> (v & 63));
+    }
+}
+END_TEST
+
 /* Checks etl_fmt_seconds(ns, d) against printf of the truncated value. */
 static void check_seconds(int64_t ns, int d)
 {
@@ -108,6 +135,7 @@ int main(void)
     Suite *s = suite_create("fmt");
     TCase *tc = tcase_create("fmt");
     tcase_add_test(tc, integers);
+    tcase_add_test(tc, hex);
     tcase_add_test(tc, seconds);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
