@@ -379,8 +379,9 @@ static int row_fields(struct xml_state *x, struct etl_out *o, const struct etl_f
         }
         /* A string may hold U+0000, which XML cannot: U+FFFD instead. */
         size_t nul = 0;
-        for (size_t i = 0; i < need; i++)
-            nul += x->val[i] == '\0';
+        if (memchr(x->val, '\0', need))
+            for (size_t i = 0; i < need; i++)
+                nul += x->val[i] == '\0';
         for (size_t i = need, k = need + 2 * nul; nul > 0 && i-- > 0;) {
             if (x->val[i] != '\0') {
                 x->val[--k] = x->val[i];
