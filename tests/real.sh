@@ -1,7 +1,8 @@
 #!/bin/sh
 # Real traces recorded on Windows (../shared/samples/real, beside the project):
 # etldump's census must equal the independent census in EXPECTED.json, kind by
-# kind; every file must exit 0; --events=all timestamps never go backwards.
+# kind; every file must exit 0; --events=all timestamps never go backwards;
+# the XML of WinSAT events decompresses whole and well-formed.
 # Usage: tests/real.sh ETLDUMP [DIR]
 set -u
 etldump=$1
@@ -85,6 +86,23 @@ while [ "$i" -lt "$n" ]; do
     else
         bad "$name: --events=all exit $rc, $rows rows (want $want_rows), $back timestamps go backwards"
     fi
+
+    # The WinSAT events' compressed XML decompresses to a well-formed
+    # document: UncompressedLength bytes of UTF-16, its U+0000 the last two.
+    "$etldump" --events=all --format=json "$f" 2>/dev/null |
+        jq -c 'select(.event_name // "" | startswith("WinSAT/"))' > "$tmp/ws.json"
+    k=0
+    while read -r line; do
+        k=$((k + 1))
+        printf '%s' "$line" | jq -j .fields.Xml > "$tmp/ws.xml"
+        u=$(printf '%s' "$line" | jq .fields.UncompressedLength)
+        bytes=$(iconv -f UTF-8 -t UTF-16LE < "$tmp/ws.xml" 2>/dev/null | wc -c)
+        if xmllint --noout "$tmp/ws.xml" 2>/dev/null && [ $((bytes + 2)) -eq "$u" ]; then
+            ok
+        else
+            bad "$name: WinSAT event $k: Xml not well-formed, or $bytes bytes of UTF-16 (UncompressedLength $u)"
+        fi
+    done < "$tmp/ws.json"
 done
 echo "real: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

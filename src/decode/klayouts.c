@@ -606,6 +606,9 @@ const struct etl_kname etl_knames[] = {
     N(ETL_KG_SYSCONFIGEX, 35, "SysConfigEx/VolumeMapping"),
     N(ETL_KG_IMAGEID, 0, "ImageID/ImageID"),
     N(ETL_KG_IMAGEID, 36, "ImageID/DbgID_RSDS"),
+    N(ETL_KG_WINSAT, 33, "WinSAT/WinSPR"),
+    N(ETL_KG_WINSAT, 35, "WinSAT/Metrics"),
+    N(ETL_KG_WINSAT, 37, "WinSAT/SystemConfig"),
     N(ETL_KG_METADATA, 32, "EventMetadata/TraceEventInfo"),
     N(ETL_KG_METADATA, 33, "EventMetadata/EventMapInfo"),
 };

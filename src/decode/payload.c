@@ -9,6 +9,7 @@
 
 #include "decode/intype.h"
 #include "decode/tracelogging.h"
+#include "decode/winsat.h"
 
 #define NM(s) s, sizeof(s) - 1
 
@@ -19,7 +20,9 @@ struct etl_payload *etl_payload_new(void)
         return NULL;
     etl_ktable_init(&pl->kt);
     etl_meta_init(&pl->meta);
-    if (!etl_fields_init(&pl->fields, ETL_FIELDS_DEFAULT_ENTRIES, ETL_FIELDS_DEFAULT_BYTES)) {
+    if (!(pl->scratch = malloc(ETL_WINSAT_MAX)) ||
+        !etl_fields_init(&pl->fields, ETL_FIELDS_DEFAULT_ENTRIES, ETL_FIELDS_DEFAULT_BYTES)) {
+        free(pl->scratch);
         free(pl);
         return NULL;
     }
@@ -33,7 +36,9 @@ struct etl_payload *etl_payload_fork(const struct etl_payload *pl)
         return NULL;
     *f = *pl; /* the descriptions and provider names, shared */
     f->fork = true;
-    if (!etl_fields_init(&f->fields, ETL_FIELDS_DEFAULT_ENTRIES, ETL_FIELDS_DEFAULT_BYTES)) {
+    if (!(f->scratch = malloc(ETL_WINSAT_MAX)) ||
+        !etl_fields_init(&f->fields, ETL_FIELDS_DEFAULT_ENTRIES, ETL_FIELDS_DEFAULT_BYTES)) {
+        free(f->scratch);
         free(f);
         return NULL;
     }
@@ -49,6 +54,7 @@ void etl_payload_free(struct etl_payload *pl)
         free(pl->tl);
     }
     etl_fields_free(&pl->fields);
+    free(pl->scratch);
     free(pl);
 }
 
@@ -195,6 +201,7 @@ enum etl_fdec etl_payload_decode(struct etl_payload *pl, const struct etl_event 
     const char *n = NULL;
     etl_fields_reset(out);
     *at = 0;
+    pl->why = NULL;
     if (tl_name(pl, ev, &n)) {
         st = etl_tl_fields(ev, &c, out, at);
     } else if (etl_meta_is_metadata(ev)) {
@@ -206,7 +213,10 @@ enum etl_fdec etl_payload_decode(struct etl_payload *pl, const struct etl_event 
     } else if ((st = etl_meta_fields(&pl->meta, ev, &c, out, &n, at)) == ETL_FDEC_NO_LAYOUT &&
                (st = etl_builtin_fields(ev, &c, out, &n, at)) == ETL_FDEC_NO_LAYOUT) {
         n = etl_kernel_event_name(ev);
-        st = etl_kernel_fields(&pl->kt, ev, &c, out, at);
+        if (!(ev->flags & ETL_EV_HOOK) && etl_kernel_group(ev) == ETL_KG_WINSAT)
+            st = etl_winsat_fields(ev, &c, out, pl->scratch, at, &pl->why);
+        else
+            st = etl_kernel_fields(&pl->kt, ev, &c, out, at);
     }
     /* A decoder that stopped inside a structure or array left it open. */
     while (out->depth > 0 && !out->truncated)

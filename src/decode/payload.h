@@ -53,6 +53,8 @@ struct etl_payload {
     size_t ntl;
     bool nomem;
     bool fork;                       /* made by etl_payload_fork */
+    const char *why;                 /* what damage decoding found, or NULL */
+    uint8_t *scratch;                /* ETL_WINSAT_MAX bytes, its own */
 };
 
 /* Allocates the decoding state; NULL when out of memory. */

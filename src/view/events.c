@@ -198,8 +198,8 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
         if (etl_payload_decode(dec, ev, &name, &at) == ETL_FDEC_DAMAGED && !it->pt_problem) {
             /* Once per event: a Process or Thread record reported its own. */
             char what[ETL_PAYLOAD_NAME_MAX + 64], msg[256];
-            snprintf(what, sizeof what, "%s: payload field runs past the end of the event",
-                     name ? name : "event");
+            snprintf(what, sizeof what, "%s: %s", name ? name : "event",
+                     dec->why ? dec->why : "payload field runs past the end of the event");
             etl_pipe_report(job, etl_event_problem(ev, at, what, msg, sizeof msg), msg);
         }
         ETL_CELL(v, E_FIELDS, p, &dec->fields, true);

@@ -444,8 +444,6 @@ static const struct {
 } no_layout[] = {
     { 0xbf6ef1cbu, 33, -1, 0 }, { 0xbf6ef1cbu, 34, -1, 0 }, /* PerfTrack metadata */
     { 0x9b79ee91u, 36, -1, 0 }, { 0x9b79ee91u, 37, -1, 0 }, /* SystemConfigEx */
-    { 0xed54dff8u, 33, -1, 0 }, { 0xed54dff8u, 35, -1, 0 }, /* WinSAT */
-    { 0xed54dff8u, 37, -1, 0 },
     { 0, -1, -1, 0x0B24 }, { 0, -1, -1, 0x0B25 },           /* SysConfig */
     { 0xa8a71ac1u, -1, 13, 0 },     /* PerfView/ClrEnableParameters' last bytes */
     { 0x9e5f9046u, -1, 1, 0 }, { 0x9e5f9046u, -1, 2, 0 }, { 0x9e5f9046u, -1, 5, 0 },
