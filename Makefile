@@ -95,7 +95,7 @@ build/tests/%: build/tests/unit/%.o build/libetldump.a build/libetlgen.a
 # a plain driver, built with CC and CFLAGS); `make fuzz` builds the libFuzzer
 # binaries in build/fuzz with clang and ASan+UBSan, the library compiled with
 # the same sanitizers into build/fuzz/obj.
-FUZZ_TARGETS = fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 \
+FUZZ_TARGETS = fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 fuzz_lznt1 \
                fuzz_loggerctx fuzz_kfields fuzz_tracelogging fuzz_metadata fuzz_sched \
                fuzz_export fuzz_args
 FUZZ_REPLAY = $(FUZZ_TARGETS:%=build/fuzz-replay/%)

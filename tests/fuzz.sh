@@ -17,7 +17,7 @@ here=$(dirname "$0")
 root=$here/..
 shared=${ETLDUMP_SHARED:-$root/../shared}
 bin=${FUZZ_REPLAY_DIR:-$root/build/fuzz-replay}
-targets="fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 fuzz_loggerctx
+targets="fuzz_file fuzz_cswitch fuzz_batch fuzz_header fuzz_logfile fuzz_lz77 fuzz_lznt1 fuzz_loggerctx
          fuzz_kfields fuzz_tracelogging fuzz_metadata fuzz_sched fuzz_export fuzz_args"
 seeds=${FUZZ_SEEDS:-$root/build/fuzz-seeds}
 cutseeds=${CUTSEEDS:-$root/build/cutseeds}

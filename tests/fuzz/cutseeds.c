@@ -16,13 +16,16 @@
  *   fuzz_export   the trace, or its first buffers up to 64 KiB;
  *   fuzz_header   whole uncompressed buffers (the first eight);
  *   fuzz_lz77     compressed buffers, their decompressed size in front;
+ *   fuzz_lznt1    the LZNT1 data of WinSAT events, their UncompressedLength
+ *                 in front;
  *   fuzz_logfile  the logfile header event's data, behind the byte that
  *                 says SYSTEM64 or SYSTEM32 (format.md §4);
  *   fuzz_cswitch  CSwitch payloads (HookId 0x0524) behind their version;
  *   fuzz_batch    compact batch payloads (HookId 0x0525) behind a byte;
  *   fuzz_kfields  payloads of kernel events (one per HookId and version)
  *                 behind fuzz_kfields's header: kind, HookId, version;
- *                 and, made here (gen-pt-N), Process and Thread events of
+ *                 one event per class and opcode of the classes known by
+ *                 GUID (SysConfigEx, ImageID, WinSAT, ...); and, made here (gen-pt-N), Process and Thread events of
  *                 versions 0-5;
  *   fuzz_tracelogging
  *                 events with extended data items (the TraceLogging
@@ -46,6 +49,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "decode/kfields.h"
 #include "etl/etl.h"
 #include "fuzz_file.h"
 
@@ -111,7 +115,7 @@ static uint8_t *slurp(const char *path, size_t *n)
 /* The events of one trace. */
 struct cut {
     const char *name;
-    unsigned ncsw, nbatch, nlog, nkf, ntl, nmeta;
+    unsigned ncsw, nbatch, nlog, nkf, ntl, nmeta, nlznt1;
     uint32_t kseen[512];      /* kind << 24 | version << 16 | HookId, seen */
     unsigned nkseen;
 };
@@ -147,6 +151,33 @@ static bool on_event(void *ctx, const struct etl_event *ev)
             h[2] = (uint8_t)(ev->hook_id >> 8);
             h[3] = (uint8_t)ev->version;
             put("fuzz_kfields", c->name, c->nkf++, h, 4, ev->data, ev->data_len);
+        }
+    }
+    if ((ev->kind == ETL_KIND_FULL64 || ev->kind == ETL_KIND_FULL32) && c->nkseen < 512 &&
+        c->nkf < 200) {
+        /* The classes known by GUID (SysConfigEx, ImageID, WinSAT, ...): one
+         * event per class and opcode; byte 0's bits 2-6 pick the class. */
+        for (size_t g = 0; g < etl_nkguids; g++) {
+            if (memcmp(etl_kguids[g].guid, ev->guid, 16) != 0)
+                continue;
+            uint32_t key = 0x80000000u | (uint32_t)g << 8 | ev->opcode;
+            unsigned i = 0;
+            while (i < c->nkseen && c->kseen[i] != key)
+                i++;
+            if (i < c->nkseen)
+                break;
+            c->kseen[c->nkseen++] = key;
+            h[0] = (uint8_t)(3u | g << 2);
+            h[1] = ev->opcode;
+            h[2] = 0;
+            h[3] = (uint8_t)ev->version;
+            put("fuzz_kfields", c->name, c->nkf++, h, 4, ev->data, ev->data_len);
+            /* WinSAT's compressed XML, its size in front, for fuzz_lznt1. */
+            if (etl_kguids[g].group == ETL_KG_WINSAT && ev->data_len > 8) {
+                uint8_t z[3] = { ev->data[4], ev->data[5], ev->data[6] };
+                put("fuzz_lznt1", c->name, c->nlznt1++, z, 3, ev->data + 8, ev->data_len - 8);
+            }
+            break;
         }
     }
     if ((ev->kind == ETL_KIND_EVENT_HEADER64 || ev->kind == ETL_KIND_EVENT_HEADER32) &&
