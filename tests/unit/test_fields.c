@@ -24,15 +24,15 @@ static struct etl_fields fl;
 static struct etl_ktable kt;
 static char json[65536];
 
-/* Renders fl as JSON (or text) into the json buffer through a pipe-less
+/* Renders f as JSON (or text) into the json buffer through a pipe-less
  * etl_out writing to a temporary file. */
-static const char *render(bool text)
+static const char *render_of(const struct etl_fields *f, bool text)
 {
     FILE *tmp = tmpfile();
     ck_assert_ptr_nonnull(tmp);
     struct etl_out o;
     ck_assert(etl_out_init(&o, fileno(tmp), 4096));
-    ck_assert_int_eq(text ? etl_fields_text(&fl, &o) : etl_fields_json(&fl, &o), 0);
+    ck_assert_int_eq(text ? etl_fields_text(f, &o) : etl_fields_json(f, &o), 0);
     ck_assert_int_eq(etl_out_flush(&o), 0);
     etl_out_fini(&o);
     rewind(tmp);
@@ -40,6 +40,12 @@ static const char *render(bool text)
     json[n] = '\0';
     fclose(tmp);
     return json;
+}
+
+/* The same for fl. */
+static const char *render(bool text)
+{
+    return render_of(&fl, text);
 }
 
 static void setup(void)
@@ -323,22 +329,33 @@ START_TEST(builtin_tables_are_sorted_and_named)
 }
 END_TEST
 
+/* An event of provider guid: EVENT_HEADER64 with event id `id`, or (full)
+ * a FULL64 record with opcode `id`; payload d[0..n). */
+static struct etl_event guid_event(const uint8_t guid[16], bool full, unsigned id,
+                                   unsigned version, const uint8_t *d, size_t n)
+{
+    struct etl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = full ? ETL_KIND_FULL64 : ETL_KIND_EVENT_HEADER64;
+    ev.ptr_size = 8;
+    ev.flags = ETL_EV_GUID | ETL_EV_VERSION | (full ? ETL_EV_OPCODE : ETL_EV_EVENT_ID);
+    if (full)
+        ev.opcode = (uint8_t)id;
+    else
+        ev.event_id = (uint16_t)id;
+    ev.version = (uint16_t)version;
+    memcpy(ev.guid, guid, 16);
+    ev.data = d;
+    ev.data_len = (uint32_t)n;
+    return ev;
+}
+
 /* An EVENT_HEADER event of the .NET runtime's provider. */
 static struct etl_event clr_event(unsigned id, unsigned version, const uint8_t *d, size_t n)
 {
     static const uint8_t clr[16] = { 0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e,
                                      0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4 };
-    struct etl_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ETL_KIND_EVENT_HEADER64;
-    ev.ptr_size = 8;
-    ev.flags = ETL_EV_GUID | ETL_EV_EVENT_ID | ETL_EV_VERSION;
-    ev.event_id = (uint16_t)id;
-    ev.version = (uint16_t)version;
-    memcpy(ev.guid, clr, 16);
-    ev.data = d;
-    ev.data_len = (uint32_t)n;
-    return ev;
+    return guid_event(clr, false, id, version, d, n);
 }
 
 START_TEST(clr_loh_compact_and_dynamic_event)
@@ -422,6 +439,75 @@ START_TEST(tracelogging_hw3d)
     ck_assert_int_eq(etl_tl_fields(&ev, &c, &fl, &at), ETL_FDEC_DAMAGED);
     ck_assert_uint_eq(at, 1);
     ck_assert_uint_eq(fl.n, 1);
+}
+END_TEST
+
+/* A FULL64 WinSAT event (opcode op) of payload d[0..n). */
+static struct etl_event winsat_event(unsigned op, const uint8_t *d, size_t n)
+{
+    static const uint8_t guid[16] = { 0xf8, 0xdf, 0x54, 0xed, 0x09, 0xc4, 0xf6, 0x4c,
+                                      0xbf, 0x83, 0x05, 0xe1, 0xe6, 0x1a, 0x09, 0xc4 };
+    return guid_event(guid, true, op, 0, d, n);
+}
+
+/* Decodes ev with pl and returns its fields as JSON. */
+static const char *json_of(struct etl_payload *pl, const struct etl_event *ev,
+                           enum etl_fdec *st, const char **name, size_t *at)
+{
+    *st = etl_payload_decode(pl, ev, name, at);
+    return render_of(&pl->fields, false);
+}
+
+START_TEST(winsat_events)
+{
+    /* State 1, UncompressedLength 10, then one uncompressed chunk of the
+     * UTF-16 XML "<a/>" and its U+0000 (header 0x3000 | (10 - 1)). */
+    uint8_t d[64] = { 1, 0, 0, 0, 10, 0, 0, 0, 0x09, 0x30,
+                      '<', 0, 'a', 0, '/', 0, '>', 0, 0, 0 };
+    size_t n = 20;
+    struct etl_payload *pl = etl_payload_new();
+    ck_assert_ptr_nonnull(pl);
+    enum etl_fdec st;
+    const char *name;
+    size_t at;
+    struct etl_event ev = winsat_event(37, d, n);
+    const char *js = json_of(pl, &ev, &st, &name, &at);
+    ck_assert_int_eq(st, ETL_FDEC_OK);
+    ck_assert_str_eq(name, "WinSAT/SystemConfig");
+    ck_assert_str_eq(js, "{\"State\":1,\"UncompressedLength\":10,\"Xml\":\"<a/>\"}");
+    ev = winsat_event(33, d, n);
+    json_of(pl, &ev, &st, &name, &at);
+    ck_assert_str_eq(name, "WinSAT/WinSPR");
+    /* An UncompressedLength the data does not reach: damage where the data
+     * ends, the fields before it kept, the rest as payload_hex. */
+    d[4] = 12;
+    ev = winsat_event(35, d, n);
+    js = json_of(pl, &ev, &st, &name, &at);
+    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
+    ck_assert_str_eq(name, "WinSAT/Metrics");
+    ck_assert_ptr_nonnull(pl->why);
+    ck_assert_ptr_nonnull(strstr(js, "\"UncompressedLength\":12,\"payload_hex\":\"0930"));
+    /* Over 64 KiB: damage at the length field. */
+    d[4] = 0;
+    d[6] = 2; /* 0x20000 */
+    ev = winsat_event(33, d, n);
+    json_of(pl, &ev, &st, &name, &at);
+    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
+    ck_assert_uint_eq(at, 4);
+    /* Payloads cut short: damage at the field that runs past. */
+    ev = winsat_event(33, d, 6);
+    json_of(pl, &ev, &st, &name, &at);
+    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
+    ck_assert_uint_eq(at, 4);
+    ev = winsat_event(33, d, 2);
+    json_of(pl, &ev, &st, &name, &at);
+    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
+    ck_assert_uint_eq(at, 0);
+    /* Another opcode has no layout. */
+    ev = winsat_event(34, d, n);
+    json_of(pl, &ev, &st, &name, &at);
+    ck_assert_int_eq(st, ETL_FDEC_NO_LAYOUT);
+    etl_payload_free(pl);
 }
 END_TEST
 
@@ -566,6 +652,7 @@ int main(void)
     tcase_add_test(tc, kernel_tables_are_consistent);
     tcase_add_test(tc, one_name_per_event);
     tcase_add_test(tc, builtin_tables_are_sorted_and_named);
+    tcase_add_test(tc, winsat_events);
     tcase_add_test(tc, clr_loh_compact_and_dynamic_event);
     tcase_add_test(tc, tracelogging_hw3d);
     tcase_add_test(tc, real_traces);

@@ -1,7 +1,7 @@
 /*
- * Unit tests for the LZNT1 decompressor (src/decode/lznt1.c) and the WinSAT
- * decoder that uses it (src/decode/winsat.c). The streams are built here by
- * hand from [MS-XCA] section 2.5; the comments give the arithmetic.
+ * Unit tests for the LZNT1 decompressor (src/decode/lznt1.c); test_fields
+ * tests the WinSAT decoder that uses it. The streams are built here by hand
+ * from [MS-XCA] section 2.5; the comments give the arithmetic.
  */
 #include <check.h>
 #include <stdint.h>
@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "decode/lznt1.h"
-#include "decode/payload.h"
 
 /* "ABC", then a copy token at position 3: 12 length bits (the position
  * less one is under 16), displacement 3 and length 9 give
@@ -161,98 +160,6 @@ START_TEST(chunk_holds_4096_bytes)
 }
 END_TEST
 
-/* ---- the WinSAT decoder ----------------------------------------------- */
-
-/* A FULL64 WinSAT event (opcode op) of payload d[0..n). */
-static struct etl_event winsat_event(unsigned op, const uint8_t *d, size_t n)
-{
-    static const uint8_t guid[16] = { 0xf8, 0xdf, 0x54, 0xed, 0x09, 0xc4, 0xf6, 0x4c,
-                                      0xbf, 0x83, 0x05, 0xe1, 0xe6, 0x1a, 0x09, 0xc4 };
-    struct etl_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ETL_KIND_FULL64;
-    ev.ptr_size = 8;
-    ev.flags = ETL_EV_GUID | ETL_EV_OPCODE | ETL_EV_VERSION;
-    ev.opcode = (uint8_t)op;
-    memcpy(ev.guid, guid, 16);
-    ev.data = d;
-    ev.data_len = (uint32_t)n;
-    return ev;
-}
-
-/* Returns the decoded fields of ev as JSON (a static buffer). */
-static const char *json_of(struct etl_payload *pl, const struct etl_event *ev,
-                           enum etl_fdec *st, const char **name, size_t *at)
-{
-    static char buf[4096];
-    *st = etl_payload_decode(pl, ev, name, at);
-    FILE *tmp = tmpfile();
-    ck_assert_ptr_nonnull(tmp);
-    struct etl_out o;
-    ck_assert(etl_out_init(&o, fileno(tmp), 4096));
-    ck_assert_int_eq(etl_fields_json(&pl->fields, &o), 0);
-    ck_assert_int_eq(etl_out_flush(&o), 0);
-    etl_out_fini(&o);
-    rewind(tmp);
-    size_t k = fread(buf, 1, sizeof buf - 1, tmp);
-    buf[k] = '\0';
-    fclose(tmp);
-    return buf;
-}
-
-START_TEST(winsat_events)
-{
-    /* State 1, UncompressedLength 10, then one uncompressed chunk of the
-     * UTF-16 XML "<a/>" and its U+0000 (header 0x3000 | (10 - 1)). */
-    uint8_t d[64] = { 1, 0, 0, 0, 10, 0, 0, 0, 0x09, 0x30,
-                      '<', 0, 'a', 0, '/', 0, '>', 0, 0, 0 };
-    size_t n = 20;
-    struct etl_payload *pl = etl_payload_new();
-    ck_assert_ptr_nonnull(pl);
-    enum etl_fdec st;
-    const char *name;
-    size_t at;
-    struct etl_event ev = winsat_event(37, d, n);
-    const char *js = json_of(pl, &ev, &st, &name, &at);
-    ck_assert_int_eq(st, ETL_FDEC_OK);
-    ck_assert_str_eq(name, "WinSAT/SystemConfig");
-    ck_assert_str_eq(js, "{\"State\":1,\"UncompressedLength\":10,\"Xml\":\"<a/>\"}");
-    ev = winsat_event(33, d, n);
-    json_of(pl, &ev, &st, &name, &at);
-    ck_assert_str_eq(name, "WinSAT/WinSPR");
-    /* An UncompressedLength the data does not reach: damage where the data
-     * ends, the fields before it kept, the rest as payload_hex. */
-    d[4] = 12;
-    ev = winsat_event(35, d, n);
-    js = json_of(pl, &ev, &st, &name, &at);
-    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
-    ck_assert_str_eq(name, "WinSAT/Metrics");
-    ck_assert_ptr_nonnull(pl->why);
-    ck_assert_ptr_nonnull(strstr(js, "\"UncompressedLength\":12,\"payload_hex\":\"0930"));
-    /* Over 64 KiB: damage at the length field. */
-    d[4] = 0;
-    d[6] = 2; /* 0x20000 */
-    ev = winsat_event(33, d, n);
-    json_of(pl, &ev, &st, &name, &at);
-    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
-    ck_assert_uint_eq(at, 4);
-    /* Payloads cut short: damage at the field that runs past. */
-    ev = winsat_event(33, d, 6);
-    json_of(pl, &ev, &st, &name, &at);
-    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
-    ck_assert_uint_eq(at, 4);
-    ev = winsat_event(33, d, 2);
-    json_of(pl, &ev, &st, &name, &at);
-    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
-    ck_assert_uint_eq(at, 0);
-    /* Another opcode has no layout. */
-    ev = winsat_event(34, d, n);
-    json_of(pl, &ev, &st, &name, &at);
-    ck_assert_int_eq(st, ETL_FDEC_NO_LAYOUT);
-    etl_payload_free(pl);
-}
-END_TEST
-
 int main(void)
 {
     Suite *s = suite_create("lznt1");
@@ -262,7 +169,6 @@ int main(void)
     tcase_add_test(tc, split_moves_with_position);
     tcase_add_test(tc, damage);
     tcase_add_test(tc, chunk_holds_4096_bytes);
-    tcase_add_test(tc, winsat_events);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
