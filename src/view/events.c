@@ -197,7 +197,7 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
         size_t at;
         if (etl_payload_decode(dec, ev, &name, &at) == ETL_FDEC_DAMAGED && !it->pt_problem) {
             /* Once per event: a Process or Thread record reported its own. */
-            char what[ETL_PAYLOAD_NAME_MAX + 64], msg[256];
+            char what[ETL_PAYLOAD_NAME_MAX + 128], msg[320];
             snprintf(what, sizeof what, "%s: %s", name ? name : "event",
                      dec->why ? dec->why : "payload field runs past the end of the event");
             etl_pipe_report(job, etl_event_problem(ev, at, what, msg, sizeof msg), msg);
