@@ -41,8 +41,10 @@ enum etl_fdec etl_winsat_fields(const struct etl_event *ev, struct etl_cursor *c
         return ETL_FDEC_DAMAGED;
     }
     if (ulen > ETL_WINSAT_MAX) {
-        *bad_at = 4;
-        *why = "UncompressedLength is over 64 KiB";
+        /* A length past the bound is taken as it is; the data it would
+         * give is left undecoded, from the Xml field's start. */
+        *bad_at = c->pos;
+        *why = "Xml not decompressed: UncompressedLength is over 64 KiB";
         return ETL_FDEC_DAMAGED;
     }
     size_t in_len = etl_cur_left(c), got = 0, used = 0;

@@ -1,7 +1,7 @@
 /*
  * winsat.h - KernelTraceControl's WinSAT events (ed54dff8-c409-4cf6-bf83-
  * 05e1e61a09c4; opcodes 33 WinSPR, 35 Metrics, 37 SystemConfig): the
- * assessment's XML, compressed (doc/format.md §18.3).
+ * assessment's XML, compressed (doc/format.md §18.6).
  */
 #ifndef ETL_WINSAT_H
 #define ETL_WINSAT_H
@@ -21,8 +21,9 @@
  * that follows decompressed into scratch (ETL_WINSAT_MAX bytes) and read as
  * UTF-16. Returns ETL_FDEC_OK, ETL_FDEC_NO_LAYOUT (another opcode) or
  * ETL_FDEC_DAMAGED with *bad_at the offset of the field that is damaged
- * (runs past the payload, or is compressed data that does not decompress
- * to UncompressedLength bytes) and *why what is wrong (NULL: it runs past). */
+ * (runs past the payload, or is Xml: compressed data that does not
+ * decompress to UncompressedLength bytes, or an UncompressedLength over
+ * ETL_WINSAT_MAX) and *why what is wrong (NULL: it runs past). */
 enum etl_fdec etl_winsat_fields(const struct etl_event *ev, struct etl_cursor *c,
                                 struct etl_fields *out, uint8_t *scratch, size_t *bad_at,
                                 const char **why);

@@ -478,22 +478,35 @@ START_TEST(winsat_events)
     ev = winsat_event(33, d, n);
     json_of(pl, &ev, &st, &name, &at);
     ck_assert_str_eq(name, "WinSAT/WinSPR");
-    /* An UncompressedLength the data does not reach: damage where the data
-     * ends, the fields before it kept, the rest as payload_hex. */
+    /* An UncompressedLength the data does not reach: damage at the Xml
+     * field (offset 8), State and UncompressedLength kept, the compressed
+     * data as payload_hex. */
     d[4] = 12;
     ev = winsat_event(35, d, n);
     js = json_of(pl, &ev, &st, &name, &at);
     ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
     ck_assert_str_eq(name, "WinSAT/Metrics");
+    ck_assert_uint_eq(at, 8);
     ck_assert_ptr_nonnull(pl->why);
-    ck_assert_ptr_nonnull(strstr(js, "\"UncompressedLength\":12,\"payload_hex\":\"0930"));
-    /* Over 64 KiB: damage at the length field. */
+    ck_assert_str_eq(js, "{\"State\":1,\"UncompressedLength\":12,"
+                         "\"payload_hex\":\"09303c0061002f003e000000\"}");
+    /* Over 64 KiB: not decompressed; the same fields, the payload_hex from
+     * offset 8 (the length is not shown twice). */
     d[4] = 0;
     d[6] = 2; /* 0x20000 */
     ev = winsat_event(33, d, n);
+    js = json_of(pl, &ev, &st, &name, &at);
+    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
+    ck_assert_uint_eq(at, 8);
+    ck_assert_ptr_nonnull(strstr(pl->why, "64 KiB"));
+    ck_assert_str_eq(js, "{\"State\":1,\"UncompressedLength\":131072,"
+                         "\"payload_hex\":\"09303c0061002f003e000000\"}");
+    /* Exactly 64 KiB is still decoded (the data must give all of it). */
+    d[6] = 1; /* 0x10000 */
+    ev = winsat_event(33, d, n);
     json_of(pl, &ev, &st, &name, &at);
     ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
-    ck_assert_uint_eq(at, 4);
+    ck_assert_ptr_null(strstr(pl->why, "64 KiB"));
     /* Payloads cut short: damage at the field that runs past. */
     ev = winsat_event(33, d, 6);
     json_of(pl, &ev, &st, &name, &at);
