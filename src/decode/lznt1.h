@@ -1,6 +1,6 @@
 /*
  * LZNT1 decompression (COMPRESSION_FORMAT_LZNT1), the format of the XML
- * that KernelTraceControl's WinSAT events carry (doc/format.md §18.3).
+ * that KernelTraceControl's WinSAT events carry (doc/format.md §18.6).
  *
  * Format: Microsoft [MS-XCA] section 2.5, "LZNT1 Algorithm Details".
  */
