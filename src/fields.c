@@ -355,7 +355,7 @@ const char *etl_fdec_name(enum etl_fdec st)
 
 /* ---- formatting of scalar values ---- */
 
-/* Signed decimal and "0x" hex, terminated; return the length. */
+/* Signed decimal, terminated; returns the length. */
 static size_t fmt_i64(char out[32], int64_t v)
 {
     size_t n = etl_fmt_i64(v, out);
@@ -363,11 +363,13 @@ static size_t fmt_i64(char out[32], int64_t v)
     return n;
 }
 
-static size_t fmt_hex(char out[24], uint64_t v)
+size_t etl_field_number_text(const struct etl_field *f, char *out)
 {
-    size_t n = etl_fmt_hex(v, 1, out);
-    out[n] = '\0';
-    return n;
+    switch (f->type) {
+    case ETL_F_UINT: return etl_fmt_u64(f->v.u, out);
+    case ETL_F_INT: return etl_fmt_i64(f->v.i, out);
+    default: return etl_fmt_hex(f->v.u, 1, out); /* PTR, HEX */
+    }
 }
 
 /* Formats a finite double with the fewest digits that read back exactly. */
@@ -474,19 +476,17 @@ static size_t fmt_scalar(const struct etl_fields *fl, const struct etl_field *f,
 {
     *json_string = false;
     switch (f->type) {
-    case ETL_F_UINT: {
-        size_t l = etl_fmt_u64(f->v.u, out);
+    case ETL_F_UINT:
+    case ETL_F_INT:
+    case ETL_F_PTR:
+    case ETL_F_HEX: {
+        size_t l = etl_field_number_text(f, out);
         out[l] = '\0';
         return l;
     }
-    case ETL_F_INT:
-        return fmt_i64(out, f->v.i);
     case ETL_F_BOOL:
         strcpy(out, f->v.u ? "true" : "false");
         return f->v.u ? 4 : 5;
-    case ETL_F_PTR:
-    case ETL_F_HEX:
-        return fmt_hex(out, f->v.u);
     case ETL_F_DOUBLE:
         if (isnan(f->v.d)) {
             *json_string = true;
@@ -1011,9 +1011,7 @@ int etl_fields_text(const struct etl_fields *fl, struct etl_out *o)
     const struct etl_field *f;
     bool first = true;
     while ((f = etl_fields_next(fl, &it)) != NULL) {
-        if (f->plain && it.depth == 0 && it.cur_len <= 256 &&
-            (f->type == ETL_F_UINT || f->type == ETL_F_INT || f->type == ETL_F_HEX ||
-             f->type == ETL_F_PTR)) {
+        if (etl_field_plain_number(&it, f)) {
             /* The usual field, a number under a table's name: in place. */
             char *d = etl_out_space(o, it.cur_len + 2 + ETL_FMT_NUM_MAX);
             if (!d)
@@ -1025,9 +1023,7 @@ int etl_fields_text(const struct etl_fields *fl, struct etl_out *o)
             memcpy(d + k, it.cur, it.cur_len);
             k += it.cur_len;
             d[k++] = '=';
-            k += f->type == ETL_F_UINT  ? etl_fmt_u64(f->v.u, d + k)
-                 : f->type == ETL_F_INT ? etl_fmt_i64(f->v.i, d + k)
-                                        : etl_fmt_hex(f->v.u, 1, d + k);
+            k += etl_field_number_text(f, d + k);
             etl_out_advance(o, k);
             continue;
         }

@@ -217,6 +217,23 @@ struct etl_fields_iter {
 /* Starts an iteration. */
 void etl_fields_iter_init(struct etl_fields_iter *it);
 
+/* Whether entry f, the iteration's current one, is a number (UINT, INT, PTR,
+ * HEX) under a table's name at the top level: the printers' usual field,
+ * whose name needs no escaping (at most 256 bytes) and whose value
+ * etl_field_number_text writes. */
+static inline bool etl_field_plain_number(const struct etl_fields_iter *it,
+                                          const struct etl_field *f)
+{
+    return f->plain && it->depth == 0 && it->cur_len <= 256 &&
+           (f->type == ETL_F_UINT || f->type == ETL_F_INT || f->type == ETL_F_PTR ||
+            f->type == ETL_F_HEX);
+}
+
+/* Writes a UINT, INT, PTR or HEX entry's value as text (decimal, or 0x and
+ * hex digits; at most ETL_FMT_NUM_MAX bytes, no terminator); returns the
+ * length. */
+size_t etl_field_number_text(const struct etl_field *f, char *out);
+
 /* Returns the next scalar entry (its flattened name at it->cur, it->cur_len
  * bytes, cut short at 511 bytes, not terminated), or NULL at the end. */
 const struct etl_field *etl_fields_next(const struct etl_fields *fl,

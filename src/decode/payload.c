@@ -214,7 +214,8 @@ enum etl_fdec etl_payload_decode(struct etl_payload *pl, const struct etl_event 
                (st = etl_builtin_fields(ev, &c, out, &n, at)) == ETL_FDEC_NO_LAYOUT) {
         n = etl_kernel_event_name(ev);
         if (!(ev->flags & ETL_EV_HOOK) && etl_kernel_group(ev) == ETL_KG_WINSAT)
-            st = etl_winsat_fields(ev, &c, out, pl->scratch, at, &pl->why);
+            st = etl_winsat_fields(ev, &c, out, pl->scratch, at, &pl->why, pl->why_text,
+                                   sizeof pl->why_text);
         else
             st = etl_kernel_fields(&pl->kt, ev, &c, out, at);
     }

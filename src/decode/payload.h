@@ -54,6 +54,7 @@ struct etl_payload {
     bool nomem;
     bool fork;                       /* made by etl_payload_fork */
     const char *why;                 /* what damage decoding found, or NULL */
+    char why_text[128];              /* where a decoder writes it */
     uint8_t *scratch;                /* ETL_WINSAT_MAX bytes, its own */
 };
 

@@ -8,6 +8,8 @@
  */
 #include "decode/winsat.h"
 
+#include <stdio.h>
+
 #include "decode/lznt1.h"
 
 /* Appends a u32 field under one of this file's names (plain ASCII). */
@@ -21,7 +23,7 @@ static bool put_u32(struct etl_fields *out, const char *name, size_t nlen, uint3
 
 enum etl_fdec etl_winsat_fields(const struct etl_event *ev, struct etl_cursor *c,
                                 struct etl_fields *out, uint8_t *scratch, size_t *bad_at,
-                                const char **why)
+                                const char **why, char *why_text, size_t why_cap)
 {
     if (ev->opcode != 33 && ev->opcode != 35 && ev->opcode != 37)
         return ETL_FDEC_NO_LAYOUT;
@@ -52,17 +54,12 @@ enum etl_fdec etl_winsat_fields(const struct etl_event *ev, struct etl_cursor *c
         etl_lznt1_decompress(etl_cur_here(c), in_len, scratch, ulen, &got, &used);
     if (st != ETL_LZNT1_OK || got != ulen) {
         *bad_at = c->pos; /* the Xml field's start: its bytes shown as payload_hex */
-        static const char *const msg[] = {
-            [ETL_LZNT1_OK] = "Xml decompresses to fewer bytes than UncompressedLength",
-            [ETL_LZNT1_TRUNCATED] = "Xml does not decompress: its data ends inside a chunk",
-            [ETL_LZNT1_BAD_CHUNK] = "Xml does not decompress: a chunk header without its "
-                                    "signature",
-            [ETL_LZNT1_BAD_DISTANCE] = "Xml does not decompress: a copy reaches before the "
-                                       "start of its chunk",
-            [ETL_LZNT1_OVERRUN] = "Xml does not decompress: more than UncompressedLength "
-                                  "bytes or a chunk's 4096",
-        };
-        *why = msg[st];
+        if (st == ETL_LZNT1_OK)
+            snprintf(why_text, why_cap, "Xml decompresses to fewer bytes than "
+                                        "UncompressedLength");
+        else
+            snprintf(why_text, why_cap, "Xml does not decompress: %s", etl_lznt1_strerror(st));
+        *why = why_text;
         return ETL_FDEC_DAMAGED;
     }
     /* The XML ends at its first U+0000, or fills the length. */

@@ -23,9 +23,10 @@
  * ETL_FDEC_DAMAGED with *bad_at the offset of the field that is damaged
  * (runs past the payload, or is Xml: compressed data that does not
  * decompress to UncompressedLength bytes, or an UncompressedLength over
- * ETL_WINSAT_MAX) and *why what is wrong (NULL: it runs past). */
+ * ETL_WINSAT_MAX) and *why what is wrong (NULL: it runs past), a static
+ * string or one written to why_text (why_cap bytes). */
 enum etl_fdec etl_winsat_fields(const struct etl_event *ev, struct etl_cursor *c,
                                 struct etl_fields *out, uint8_t *scratch, size_t *bad_at,
-                                const char **why);
+                                const char **why, char *why_text, size_t why_cap);
 
 #endif

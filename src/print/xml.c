@@ -344,9 +344,7 @@ static int row_fields(struct xml_state *x, struct etl_out *o, const struct etl_f
     etl_fields_iter_init(&it);
     const struct etl_field *f;
     while ((f = etl_fields_next(fl, &it)) != NULL) {
-        if (f->plain && it.depth == 0 && it.cur_len <= 256 &&
-            (f->type == ETL_F_UINT || f->type == ETL_F_INT || f->type == ETL_F_HEX ||
-             f->type == ETL_F_PTR)) {
+        if (etl_field_plain_number(&it, f)) {
             /* The usual field, a number under a table's name: in place. */
             static const char open[] = INDENT INDENT INDENT "<data name=\"";
             char *d = etl_out_space(o, sizeof open + it.cur_len + 40);
@@ -358,9 +356,7 @@ static int row_fields(struct xml_state *x, struct etl_out *o, const struct etl_f
             k += it.cur_len;
             memcpy(d + k, "\" value=\"", 9);
             k += 9;
-            k += f->type == ETL_F_UINT  ? etl_fmt_u64(f->v.u, d + k)
-                 : f->type == ETL_F_INT ? etl_fmt_i64(f->v.i, d + k)
-                                        : etl_fmt_hex(f->v.u, 1, d + k);
+            k += etl_field_number_text(f, d + k);
             memcpy(d + k, "\"/>\n", 4);
             etl_out_advance(o, k + 4);
             continue;

@@ -507,6 +507,16 @@ START_TEST(winsat_events)
     json_of(pl, &ev, &st, &name, &at);
     ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
     ck_assert_ptr_null(strstr(pl->why, "64 KiB"));
+    /* Data that does not decompress says why, in LZNT1's words. */
+    d[6] = 0;
+    d[4] = 10;
+    d[9] = 0x10; /* a chunk header without its signature 3 */
+    ev = winsat_event(33, d, n);
+    json_of(pl, &ev, &st, &name, &at);
+    ck_assert_int_eq(st, ETL_FDEC_DAMAGED);
+    ck_assert_uint_eq(at, 8);
+    ck_assert_str_eq(pl->why, "Xml does not decompress: chunk header without its signature");
+    d[9] = 0x30;
     /* Payloads cut short: damage at the field that runs past. */
     ev = winsat_event(33, d, 6);
     json_of(pl, &ev, &st, &name, &at);
