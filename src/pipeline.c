@@ -28,6 +28,8 @@
 /* A chunk's row buffer to start with, and the most it keeps between uses. */
 #define OUT_START (64u * 1024u)
 #define OUT_KEEP (4u * 1024u * 1024u)
+/* The cache line size assumed where threads must not share a line. */
+#define LINE 64u
 
 enum { C_FREE, C_FILLING, C_READY, C_WORKING, C_DONE };
 enum { M_PROBLEM, M_WARNING, M_NOTE };
@@ -47,11 +49,18 @@ struct keep_block {
     unsigned char data[];
 };
 
+/* Whole cache lines each (pipe_start): a chunk being filled and one being
+ * formatted share none. */
 struct chunk {
-    unsigned char *items;      /* ETL_PIPE_ITEMS of item_size bytes */
+    _Alignas(LINE) unsigned char *items; /* ETL_PIPE_ITEMS of item_size bytes */
     size_t n;                  /* items committed */
     size_t *ends;              /* out.len after each item was formatted */
     struct keep_block *keep;   /* newest first */
+    struct keep_block *spare;  /* blocks of KEEP_BLOCK bytes the chunk used
+                                * before, kept for its next use: freeing
+                                * them would shrink the heap, and with two
+                                * threads every shrink costs a TLB flush on
+                                * every core */
     size_t kept;               /* bytes kept */
     struct held *msgs;         /* held by the view's thread */
     size_t nmsgs, msgs_cap;
@@ -63,10 +72,14 @@ struct chunk {
 
 struct etl_pipe;
 
-/* A formatting thread and its printer. */
+/* A formatting thread, its printer and its own copy of the render's
+ * context: the view's thread keeps writing next to the context it passed
+ * (often on its stack), and a render that read it there would wait for
+ * that cache line on every row. */
 struct worker {
     struct etl_pipe *pp;
     struct etl_printer *fork;
+    void *ctx;                 /* whole cache lines of its own */
     unsigned index;
     pthread_t tid;
 };
@@ -77,6 +90,7 @@ struct etl_pipe {
     size_t item_size;
     etl_pipe_fn fn;
     void *ctx;
+    size_t ctx_size;
     unsigned threads;
     unsigned char *one;        /* one thread: the item */
     int one_rc;
@@ -102,13 +116,19 @@ static struct chunk *chunk_at(struct etl_pipe *pp, uint64_t seq)
     return &pp->ring[seq % pp->nring];
 }
 
-/* Frees a chunk's kept bytes and held messages; it is empty again. */
+/* Drops a chunk's kept bytes (its blocks of the usual size are spare
+ * again) and frees its held messages; it is empty again. */
 static void chunk_clear(struct chunk *c)
 {
     while (c->keep) {
         struct keep_block *b = c->keep;
         c->keep = b->next;
-        free(b);
+        if (b->cap == KEEP_BLOCK) {
+            b->next = c->spare;
+            c->spare = b;
+        } else {
+            free(b);
+        }
     }
     for (size_t i = 0; i < c->nmsgs; i++)
         free(c->msgs[i].text);
@@ -127,6 +147,11 @@ static void chunk_clear(struct chunk *c)
 static void chunk_free(struct chunk *c)
 {
     chunk_clear(c);
+    while (c->spare) {
+        struct keep_block *b = c->spare;
+        c->spare = b->next;
+        free(b);
+    }
     free(c->items);
     free(c->ends);
     free(c->msgs);
@@ -146,17 +171,19 @@ static bool chunk_init(struct chunk *c, size_t item_size)
     return c->items && c->ends && out;
 }
 
-/* Formats the items of chunk c through printer w on thread t. */
-static void chunk_format(struct etl_pipe *pp, struct chunk *c, struct etl_printer *w,
-                         unsigned t)
+/* Formats the items of chunk c on thread t, through its printer and with
+ * its copy of the context. */
+static void chunk_format(struct etl_pipe *pp, struct chunk *c, unsigned t)
 {
     struct etl_pipe_job job = { pp, t, c, 0 };
+    struct etl_printer *w = pp->w[t].fork;
+    void *ctx = pp->w[t].ctx;
     w->out = &c->out;
     c->out.err = 0;
     etl_out_reset(&c->out);
     for (size_t i = 0; i < c->n; i++) {
         job.item = i;
-        if (pp->fn(w, c->items + i * pp->item_size, pp->ctx, &job) != 0 && !c->out.err)
+        if (pp->fn(w, c->items + i * pp->item_size, ctx, &job) != 0 && !c->out.err)
             c->out.err = EIO; /* a render that failed without saying why */
         if (c->out.err)
             break;
@@ -293,7 +320,7 @@ static void format_claimed(struct etl_pipe *pp, struct chunk *c, unsigned t)
 {
     c->state = C_WORKING;
     pthread_mutex_unlock(&pp->mu);
-    chunk_format(pp, c, pp->w[t].fork, t);
+    chunk_format(pp, c, t);
     pthread_mutex_lock(&pp->mu);
     c->state = C_DONE;
     pthread_cond_broadcast(&pp->done);
@@ -421,8 +448,10 @@ static void pipe_free(struct etl_pipe *pp)
     for (size_t i = 0; pp->ring && i < pp->nring; i++)
         chunk_free(&pp->ring[i]);
     free(pp->ring);
-    for (unsigned i = 0; pp->w && i < pp->threads; i++)
+    for (unsigned i = 0; pp->w && i < pp->threads; i++) {
         etl_printer_free(pp->w[i].fork);
+        free(pp->w[i].ctx);
+    }
     free(pp->w);
     if (pp->threads > 1) {
         pthread_cond_destroy(&pp->work);
@@ -438,10 +467,17 @@ static void pipe_free(struct etl_pipe *pp)
 static bool pipe_start(struct etl_pipe *pp)
 {
     pp->nring = 2 * (size_t)pp->threads + 2;
-    pp->ring = calloc(pp->nring, sizeof *pp->ring);
+    pp->ring = aligned_alloc(LINE, pp->nring * sizeof *pp->ring);
     pp->w = calloc(pp->threads, sizeof *pp->w);
     if (!pp->ring || !pp->w)
         return false;
+    memset(pp->ring, 0, pp->nring * sizeof *pp->ring);
+    size_t lines = (pp->ctx_size / LINE + 1) * LINE;
+    for (unsigned i = 0; i < pp->threads; i++) {
+        if (!(pp->w[i].ctx = aligned_alloc(LINE, lines)))
+            return false;
+        memcpy(pp->w[i].ctx, pp->ctx, pp->ctx_size);
+    }
     for (size_t i = 0; i < pp->nring; i++)
         if (!chunk_init(&pp->ring[i], pp->item_size))
             return false;
@@ -456,7 +492,8 @@ static bool pipe_start(struct etl_pipe *pp)
 }
 
 struct etl_pipe *etl_pipe_new(struct etl_printer *p, struct etl_file *f, size_t item_size,
-                              etl_pipe_fn fn, void *ctx, unsigned threads)
+                              etl_pipe_fn fn, void *ctx, size_t ctx_size,
+                              unsigned threads)
 {
     struct etl_pipe *pp = calloc(1, sizeof *pp);
     if (!pp) {
@@ -467,7 +504,8 @@ struct etl_pipe *etl_pipe_new(struct etl_printer *p, struct etl_file *f, size_t 
     pp->f = f;
     pp->item_size = item_size ? item_size : 1;
     pp->fn = fn;
-    pp->ctx = ctx;
+    pp->ctx = ctx; /* one thread: handed to render as it is */
+    pp->ctx_size = ctx_size;
     pp->threads = threads > 1 ? threads : 1;
     if (pp->threads == 1) {
         pp->one = malloc(pp->item_size);
@@ -540,7 +578,12 @@ const void *etl_pipe_keep(struct etl_pipe *pp, const void *p, size_t n)
     struct keep_block *b = c->keep;
     if (!b || b->cap - b->len < n) {
         size_t cap = n > KEEP_BLOCK ? n : KEEP_BLOCK;
-        b = malloc(sizeof *b + cap);
+        if (cap == KEEP_BLOCK && c->spare) {
+            b = c->spare;
+            c->spare = b->next;
+        } else {
+            b = malloc(sizeof *b + cap);
+        }
         if (!b) {
             etl_file_nomem(pp->f);
             pp->failed = true;

@@ -56,10 +56,14 @@ typedef int (*etl_pipe_fn)(struct etl_printer *p, const void *item, void *ctx,
 struct etl_pipe;
 
 /* Starts a pipeline of items of item_size bytes, rendered by fn(ctx) into
- * rows of p's current table, over `threads` threads (0 and 1: one). NULL
- * when out of memory or a thread cannot be started (f is marked). */
+ * rows of p's current table, over `threads` threads (0 and 1: one). With
+ * several threads each gets its own copy of the ctx_size bytes at ctx, taken
+ * here, on cache lines no other thread writes (render reads only the copy:
+ * what ctx points to is shared). NULL when out of memory or a thread cannot
+ * be started (f is marked). */
 struct etl_pipe *etl_pipe_new(struct etl_printer *p, struct etl_file *f, size_t item_size,
-                              etl_pipe_fn fn, void *ctx, unsigned threads);
+                              etl_pipe_fn fn, void *ctx, size_t ctx_size,
+                              unsigned threads);
 
 /* Returns room for the next item (its contents undefined), or NULL once the
  * pipeline has failed (a write error, or memory ran out: f is marked). */

@@ -164,12 +164,18 @@ static bool keep_strings(struct etl_pipe *pp, struct etl_value *pt)
     return true;
 }
 
-/* Copies the event into the item, its bytes kept by the pipeline; false
- * when out of memory. */
-static bool keep_event(struct etl_pipe *pp, struct ev_item *it, const struct etl_event *ev)
+/* Copies the event into the item, its bytes kept by the pipeline when
+ * render decodes them (not with --no-fields); false when out of memory. */
+static bool keep_event(struct etl_pipe *pp, struct ev_item *it, const struct etl_event *ev,
+                       bool payload)
 {
     it->ev = *ev;
     it->ev.ext = NULL; /* not read past the view's thread */
+    if (!payload) {
+        it->ev.data = NULL; /* not read by render */
+        it->ev.ext_items = NULL;
+        return true;
+    }
     it->ev.data = etl_pipe_keep(pp, ev->data, ev->data_len);
     if (!it->ev.data)
         return false;
@@ -258,7 +264,7 @@ static bool event_row(void *vctx, const struct etl_event *ev)
     it->name = name;
     if (name && !(it->name = etl_pipe_keep(x->pp, name, strlen(name) + 1)))
         return false;
-    if (!keep_event(x->pp, it, ev) || !keep_strings(x->pp, it->pt))
+    if (!keep_event(x->pp, it, ev, !x->o->no_fields) || !keep_strings(x->pp, it->pt))
         return false;
     x->rc = etl_pipe_commit(x->pp);
     return x->rc == 0 && !(x->o->strict && etl_file_problems(x->f)) &&
@@ -299,7 +305,7 @@ static int print_events(struct events_ctx *x, struct etl_streams *s)
                                                      etl_file_totals(x->f)->bytes);
     if (!decoders_new(x) ||
         !(x->pp = etl_pipe_new(x->p, x->f, sizeof(struct ev_item), render_event, x,
-                               x->threads))) {
+                               sizeof *x, x->threads))) {
         etl_file_nomem(x->f);
         return 0;
     }

@@ -118,7 +118,8 @@ struct sw_item {
 /* What rendering a switch reads, unchanged while the rows are formatted. */
 struct sw_ctx {
     const struct etl_procmap *map;
-    const struct etl_clock *clk;
+    struct etl_clock clk;          /* a copy: the file's own lies among what the
+                                    * view's thread writes */
     const struct etl_filter *flt;  /* NULL: every switch */
 };
 
@@ -131,7 +132,7 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     const struct sw_item *x = item;
     const struct sw_ctx *cx = vctx;
     const struct etl_switch *sw = &x->sw;
-    const struct etl_clock *clk = cx->clk;
+    const struct etl_clock *clk = &cx->clk;
     /* Filters choose rows only after linking: a compact switch's new
      * thread came from the next switch on its CPU, shown or not. */
     if (cx->flt && !switch_matches(cx->flt, clk, sw, &x->wo, &x->wn))
@@ -248,12 +249,12 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         etl_procmap_free(map);
         return 0;
     }
-    struct sw_ctx cx = { map, etl_file_clock(f),
+    struct sw_ctx cx = { map, *etl_file_clock(f),
                          etl_filter_any(o->filter) ? o->filter : NULL };
     int rc = etl_print_begin_table(p, &etl_table_switches);
     unsigned threads = etl_pipe_threads(o->threads, etl_file_totals(f)->bytes);
     struct etl_pipe *pp = rc == 0 ? etl_pipe_new(p, f, sizeof(struct sw_item), render_switch,
-                                                 &cx, threads)
+                                                 &cx, sizeof cx, threads)
                                   : NULL;
     struct sw_item *x;
     while (pp && (x = etl_pipe_slot(pp)) != NULL && next_switch(f, r, map, an, x)) {
