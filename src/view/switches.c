@@ -257,7 +257,12 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                                                  &cx, sizeof cx, threads)
                                   : NULL;
     struct sw_item *x;
-    while (pp && (x = etl_pipe_slot(pp)) != NULL && next_switch(f, r, map, an, x)) {
+    /* Each switch is built here and copied into its slot in one go: the
+     * slot's lines were last read by the thread that formatted them, and
+     * writing them piecemeal would wait for each in turn. */
+    struct sw_item cur;
+    while (pp && (x = etl_pipe_slot(pp)) != NULL && next_switch(f, r, map, an, &cur)) {
+        *x = cur;
         if (etl_pipe_commit(pp) != 0)
             break;
         if (o->strict && etl_file_problems(f))
