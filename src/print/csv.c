@@ -116,18 +116,22 @@ static size_t csv_cells(struct etl_printer *p, const struct etl_table *t,
                         const struct etl_value *vals, size_t from, bool sep)
 {
     struct etl_out *o = p->out;
-    char *d = etl_out_space(o, (t->ncols - from) * CELL_MAX);
+    /* Copies of what the loop reads: stores through q may alias them. */
+    const size_t ncols = t->ncols;
+    const struct etl_column *const cols = t->cols;
+    char *d = etl_out_space(o, (ncols - from) * CELL_MAX);
     if (!d)
         return SIZE_MAX;
     char *q = d;
     size_t i = from;
-    for (; i < t->ncols; i++) {
+    size_t comma = i || sep; /* whether this cell has a separator before it */
+    for (; i < ncols; i++, comma = 1) {
         const struct etl_value *v = &vals[i];
-        if (i || sep)
-            *q++ = ',';
+        *q = ',';
+        q += comma;
         if (!v->set)
             continue;
-        const struct etl_column *c = &t->cols[i];
+        const struct etl_column *c = &cols[i];
         switch (c->type) {
         case ETL_COL_UINT:
             q += etl_fmt_u64(v->v.u, q);
