@@ -14,6 +14,7 @@ void etl_clock_init(struct etl_clock *c, int64_t t0, int64_t freq, int64_t start
     c->freq = c->valid ? freq : FT_PER_SEC;
     c->ns_per_tick = NS_PER_SEC % (uint64_t)c->freq == 0
                          ? (int64_t)(NS_PER_SEC / (uint64_t)c->freq) : 0;
+    c->direct_max = c->ns_per_tick ? (uint64_t)INT64_MAX / (uint64_t)c->ns_per_tick : 0;
 }
 
 /* Multiplies a by b into the 128-bit value hi:lo. */
@@ -49,7 +50,7 @@ uint64_t etl_muldiv_u64(uint64_t a, uint64_t b, uint64_t d)
     return q;
 }
 
-int64_t etl_clock_ns(const struct etl_clock *c, int64_t ts)
+int64_t etl_clock_ns_any(const struct etl_clock *c, int64_t ts)
 {
     /* |ts - t0| as a magnitude and a sign: the difference can need 64 bits. */
     bool neg = ts < c->t0;

@@ -167,7 +167,10 @@ size_t etl_fmt_seconds(int64_t ns, int decimals, char *out)
         out[n++] = '-';
     uint64_t secs = a / 1000000000u;
     uint32_t frac = (uint32_t)(a - secs * 1000000000u);
-    n += etl_fmt_u64(secs, out + n);
+    if (secs < 10) /* the usual duration */
+        out[n++] = (char)('0' + secs);
+    else
+        n += etl_fmt_u64(secs, out + n);
     out[n++] = '.';
     /* The fraction, truncated to the requested precision: its first digit,
      * then the other eight at once. */
