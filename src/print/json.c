@@ -64,10 +64,118 @@ static void json_string(struct etl_out *o, const char *str)
     etl_out_putc(o, '"');
 }
 
+/* Bytes of a string that json_string must see: quotes, backslashes,
+ * control characters and every byte of a multi-byte sequence (checked
+ * there); 0 ends the string. */
+static const bool json_special[256] = {
+#define S16(b) [b] = true, [b + 1] = true, [b + 2] = true, [b + 3] = true, \
+    [b + 4] = true, [b + 5] = true, [b + 6] = true, [b + 7] = true, [b + 8] = true, \
+    [b + 9] = true, [b + 10] = true, [b + 11] = true, [b + 12] = true, [b + 13] = true, \
+    [b + 14] = true, [b + 15] = true
+    S16(0x00), S16(0x10), ['"'] = true, ['\\'] = true,
+    S16(0x80), S16(0x90), S16(0xA0), S16(0xB0), S16(0xC0), S16(0xD0), S16(0xE0), S16(0xF0),
+#undef S16
+};
+
+/* The longest string value written without json_string, and the room a
+ * key and its value take at most on that path. */
+#define PLAIN_MAX 64
+#define KEY_MAX 64
+
+/* Writes one cell as `"name":value` (after a comma unless first); the
+ * usual cells (numbers, short strings that need no escape) go straight
+ * into one reservation, the others through json_string and the fields'
+ * writer. */
+static void json_cell(struct etl_printer *p, const struct etl_column *c,
+                      const struct etl_value *v, bool first)
+{
+    struct etl_out *o = p->out;
+    size_t nl = strlen(c->name);
+    char *d = nl <= KEY_MAX ? etl_out_space(o, KEY_MAX + PLAIN_MAX + 8) : NULL;
+    if (d) {
+        size_t k = 0;
+        d[k] = ',';
+        k += !first;
+        d[k++] = '"';
+        memcpy(d + k, c->name, nl);
+        k += nl;
+        d[k++] = '"';
+        d[k++] = ':';
+        switch (c->type) {
+        case ETL_COL_UINT:
+            etl_out_advance(o, k + etl_fmt_u64(v->v.u, d + k));
+            return;
+        case ETL_COL_INT:
+            etl_out_advance(o, k + etl_fmt_i64(v->v.i, d + k));
+            return;
+        case ETL_COL_DURATION:
+            /* Nine decimals: this printer keeps the default time_decimals. */
+            etl_out_advance(o, k + etl_fmt_seconds(v->v.i, 9, d + k));
+            return;
+        case ETL_COL_STR:
+        case ETL_COL_NAME: {
+            const unsigned char *s = (const unsigned char *)v->v.s;
+            size_t n = 0;
+            while (n < PLAIN_MAX && !json_special[s[n]])
+                n++;
+            if (s[n] != 0)
+                break; /* json_string writes it */
+            d[k++] = '"';
+            memcpy(d + k, s, n);
+            k += n;
+            d[k++] = '"';
+            etl_out_advance(o, k);
+            return;
+        }
+        case ETL_COL_FIELDS:
+            break;
+        default: {
+            /* Hex values, GUIDs and times (strings whatever --time says). */
+            bool num;
+            size_t n = etl_format_scalar(p, c, v, d + k + 1, &num);
+            if (c->type == ETL_COL_TIME)
+                num = false;
+            if (num) {
+                memmove(d + k, d + k + 1, n);
+                k += n;
+            } else {
+                d[k] = '"';
+                k += n + 1;
+                d[k++] = '"';
+            }
+            etl_out_advance(o, k);
+            return;
+        }
+        }
+        etl_out_advance(o, k); /* the key: the value follows */
+    } else {
+        if (!first)
+            etl_out_putc(o, ',');
+        etl_out_putc(o, '"');
+        etl_out_write(o, c->name, nl);
+        etl_out_write(o, "\":", 2);
+    }
+    if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
+        json_string(o, v->v.s);
+    } else if (c->type == ETL_COL_FIELDS) {
+        etl_fields_json(v->v.p, o);
+    } else {
+        char buf[64];
+        bool num;
+        size_t n = etl_format_scalar(p, c, v, buf, &num);
+        if (c->type == ETL_COL_TIME)
+            num = false;
+        if (!num)
+            etl_out_putc(o, '"');
+        etl_out_write(o, buf, n);
+        if (!num)
+            etl_out_putc(o, '"');
+    }
+}
+
 static int json_row(struct etl_printer *p, const struct etl_value *vals)
 {
     const struct etl_table *t = p->table;
-    char buf[64];
     bool first = true;
     etl_out_putc(p->out, '{');
     if (etl_print_file_column(p, t) && p->file) {
@@ -75,60 +183,13 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
         json_string(p->out, p->file);
         first = false;
     }
-    for (size_t i = 0; i < t->ncols; i++) {
+    const size_t ncols = t->ncols;
+    const struct etl_column *const cols = t->cols;
+    for (size_t i = 0; i < ncols; i++) {
         if (!vals[i].set)
             continue;
-        const struct etl_column *c = &t->cols[i];
-        size_t nl = strlen(c->name);
-        if (c->type != ETL_COL_STR && c->type != ETL_COL_NAME &&
-            c->type != ETL_COL_FIELDS && nl <= 64) {
-            /* A number, hex value, GUID or time: the key and value in place. */
-            bool num;
-            size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);
-            if (c->type == ETL_COL_TIME)
-                num = false;
-            char *d = etl_out_space(p->out, nl + n + 6);
-            if (!d)
-                return etl_print_status(p);
-            size_t k = 0;
-            if (!first)
-                d[k++] = ',';
-            first = false;
-            d[k++] = '"';
-            memcpy(d + k, c->name, nl);
-            k += nl;
-            d[k++] = '"';
-            d[k++] = ':';
-            if (!num)
-                d[k++] = '"';
-            memcpy(d + k, buf, n);
-            k += n;
-            if (!num)
-                d[k++] = '"';
-            etl_out_advance(p->out, k);
-            continue;
-        }
-        if (!first)
-            etl_out_putc(p->out, ',');
+        json_cell(p, &cols[i], &vals[i], first);
         first = false;
-        etl_out_putc(p->out, '"');
-        etl_out_write(p->out, c->name, nl);
-        etl_out_write(p->out, "\":", 2);
-        if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
-            json_string(p->out, vals[i].v.s);
-        } else if (c->type == ETL_COL_FIELDS) {
-            etl_fields_json(vals[i].v.p, p->out);
-        } else {
-            bool num;
-            size_t n = etl_format_scalar(p, c, &vals[i], buf, &num);
-            if (c->type == ETL_COL_TIME)
-                num = false;
-            if (!num)
-                etl_out_putc(p->out, '"');
-            etl_out_write(p->out, buf, n);
-            if (!num)
-                etl_out_putc(p->out, '"');
-        }
     }
     etl_out_write(p->out, "}\n", 2);
     return etl_print_status(p);

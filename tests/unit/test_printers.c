@@ -86,6 +86,10 @@ static const char *const hostile_fixed[] = {
     "overlong \xc0\xaf surrogate \xed\xa0\x80 big \xf4\x90\x80\x80 f5 \xf5",
     "C1 \xc2\x85 nbsp \xc2\xa0 bom \xef\xbb\xbf",
     ",\",\r\n",
+    /* Around JSON's 64-byte fast path: 64 bytes, 65, and a quote as byte 64. */
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
+    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\"",
 };
 #define NFIXED (sizeof hostile_fixed / sizeof hostile_fixed[0])
 #define NHOSTILE (NFIXED + 2)
