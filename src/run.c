@@ -13,6 +13,7 @@
 #include "fmt.h"
 #include "decode/loggerctx.h"
 #include "etl/etl.h"
+#include "pipeline.h"
 #include "print/printer.h"
 #include "view/groupmask.h"
 #include "view/loggerctx.h"
@@ -164,6 +165,7 @@ enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts 
         }
         return etl_print_end_file(p) != 0 ? write_failed(p) : ETL_RESULT_UNREADABLE;
     }
+    etl_file_set_threads(f, etl_pipe_threads(o->threads, etl_file_totals(f)->bytes));
     int rc = etl_run_view(p, f, o);
     if (rc == 0 && !etl_file_is_nomem(f))
         rc = etl_print_end_file(p);

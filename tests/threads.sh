@@ -100,18 +100,33 @@ else
     done
     # Damage: bytes overwritten inside events and buffer headers through
     # the file, so problems are reported between rows of many chunks.
-    if [ -f "$tmp/cswitch.etl" ]; then
-        cp "$tmp/cswitch.etl" "$tmp/damaged.etl"
-        size=$(wc -c < "$tmp/damaged.etl")
+    # damage FILE: those bytes every 37011 from offset 20000 on.
+    damage() {
+        size=$(wc -c < "$1")
         off=20000
         while [ "$off" -lt "$size" ]; do
             printf '\377\377\377\377\377\377\377\377\001\002' |
-                dd of="$tmp/damaged.etl" bs=1 seek="$off" conv=notrunc 2> /dev/null
+                dd of="$1" bs=1 seek="$off" conv=notrunc 2> /dev/null
             off=$((off + 37011))
         done
+    }
+    if [ -f "$tmp/cswitch.etl" ]; then
+        cp "$tmp/cswitch.etl" "$tmp/damaged.etl"
+        damage "$tmp/damaged.etl"
         views "$tmp/damaged.etl" damaged
         "$etldump" -f csv "$tmp/damaged.etl" > /dev/null 2>&1
         [ $? -eq 1 ] && ok || bad "damaged: expected exit status 1"
+    fi
+    # Compressed buffers that do not decompress, or decompress to damaged
+    # records: the buffers decompressed ahead on other threads (walks in
+    # file order) report as the reader's own, in the same places.
+    if [ -f "$tmp/mixed.etl" ]; then
+        cp "$tmp/mixed.etl" "$tmp/damaged-z.etl"
+        damage "$tmp/damaged-z.etl"
+        views "$tmp/damaged-z.etl" damaged-z
+        "$etldump" --stats "$tmp/damaged-z.etl" 2>&1 >/dev/null |
+            grep -q 'compressed buffer does not decompress' && ok ||
+            bad "damaged-z: no buffer that does not decompress"
     fi
     # Two inputs, a file column.
     same "two inputs csv" -f csv "$tmp/compact.etl" "$tmp/lost.etl"

@@ -178,6 +178,11 @@ const struct etl_logfile *etl_file_header(const struct etl_file *f);
 const struct etl_clock *etl_file_clock(const struct etl_file *f);
 /* The buffers indexed. */
 const struct etl_buffer_totals *etl_file_totals(const struct etl_file *f);
+
+/* Threads a walk in file order (etl_walk_file) may use: with more than one,
+ * other threads decompress compressed buffers ahead of it. The same events
+ * and messages in the same order whatever the number (0 and 1: one). */
+void etl_file_set_threads(struct etl_file *f, unsigned threads);
 /* Problems reported so far (outside scopes). */
 uint64_t etl_file_problems(const struct etl_file *f);
 

@@ -6,6 +6,7 @@
 #define ETLDUMP_ETL_INTERNAL_H
 
 #include "etl/etl.h"
+#include "etl/lz77.h"
 
 /* WMI_BUFFER_HEADER (0x48 bytes; §2). */
 #define ETL_BUF_HEADER_SIZE 0x48u
@@ -65,6 +66,8 @@ struct etl_file {
     struct etl_diag diag;
     struct etl_scope *scope;  /* the innermost open scope */
     bool nomem;
+    unsigned threads;         /* a walk in file order may use (etl_file_set_threads) */
+    struct etl_ahead *ahead;  /* during such a walk: buffers decompressed ahead */
 };
 
 /* A loaded buffer: its bytes (decompressed) and the range holding events. */
@@ -78,6 +81,28 @@ struct etl_loaded {
     size_t zcap;
     size_t end;               /* events lie in [0x48, end) */
 };
+
+/* Decodes the 0x48-byte buffer header at h, found at file offset offset. */
+void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buffer *b);
+
+/* Compressed buffers decompressed ahead of a walk in file order on other
+ * threads (ahead.c). etl_ahead_start starts threads - 1 helpers (at most
+ * ETL_AHEAD_MAX_THREADS) for a file read in place that has compressed
+ * buffers, or returns NULL (then the reader does it all, as without).
+ * etl_ahead_take is called by the reader just before it decompresses the
+ * buffer of index entry idx, zlen bytes at z into out bytes: true when a
+ * helper did it already (waiting for one that is at it), the result then
+ * swapped into *mem (cap *cap, the decompressed bytes from
+ * ETL_BUF_HEADER_SIZE on) with its status and input bytes used; false when
+ * the reader must decompress it. etl_ahead_stop joins the helpers and
+ * frees everything (NULL is allowed). */
+#define ETL_AHEAD_MAX_THREADS 8u
+struct etl_ahead;
+struct etl_ahead *etl_ahead_start(const struct etl_file *f, unsigned threads);
+bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zlen,
+                    size_t out, uint8_t **mem, size_t *cap, enum etl_lz77_status *st,
+                    size_t *used);
+void etl_ahead_stop(struct etl_ahead *a);
 
 /* Reads index entry e into l (decompressing it); false after reporting a
  * problem. */

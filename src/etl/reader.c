@@ -233,9 +233,7 @@ static bool read_at(const struct etl_file *f, void *buf, size_t n, uint64_t off)
     return true;
 }
 
-/* Decodes the fixed fields of a buffer header at h (0x48 bytes). */
-static void decode_buffer_header(const uint8_t *h, uint64_t offset,
-                                 struct etl_buffer *b)
+void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buffer *b)
 {
     memset(b, 0, sizeof *b);
     b->offset = offset;
@@ -261,7 +259,7 @@ static bool read_logfile_header(struct etl_file *f)
     if (f->file_size < ETL_BUF_HEADER_SIZE || !read_at(f, h, sizeof h, 0))
         return false;
     struct etl_buffer b;
-    decode_buffer_header(h, 0, &b);
+    etl_decode_buffer_header(h, 0, &b);
     if (b.flags & ETL_BUF_FLAG_COMPRESSED)
         return false;
     /* A file cut inside its header buffer still has its logfile header. */
@@ -356,7 +354,7 @@ static bool index_buffers(struct etl_file *f)
             break;
         }
         struct etl_buffer b;
-        decode_buffer_header(h, off, &b);
+        etl_decode_buffer_header(h, off, &b);
         if (b.size < ETL_BUF_HEADER_SIZE || b.size > ETL_MAX_BUFFER_SIZE) {
             etl_report(f, off, "buffer size %u is impossible", (unsigned)b.size);
             if (fixed_stride && stride < left) {
@@ -591,6 +589,11 @@ const struct etl_buffer_totals *etl_file_totals(const struct etl_file *f)
     return &f->totals;
 }
 
+void etl_file_set_threads(struct etl_file *f, unsigned threads)
+{
+    f->threads = threads;
+}
+
 uint64_t etl_file_problems(const struct etl_file *f)
 {
     return f->problems;
@@ -619,12 +622,12 @@ static bool entry_header(struct etl_file *f, const struct etl_bufent *e,
     uint64_t off = ETL_ENT_OFFSET(e);
     uint8_t h[ETL_BUF_HEADER_SIZE];
     if (f->mem) { /* the index holds no buffer whose header runs past the file */
-        decode_buffer_header(f->mem + off, off, b);
+        etl_decode_buffer_header(f->mem + off, off, b);
     } else if (!read_at(f, h, sizeof h, off)) {
         etl_report(f, off, "cannot read buffer header: %s", strerror(errno));
         return false;
     } else {
-        decode_buffer_header(h, off, b);
+        etl_decode_buffer_header(h, off, b);
     }
     if (b->size > f->file_size - off) {
         b->size = (uint32_t)(f->file_size - off);
@@ -665,9 +668,10 @@ static const uint8_t *buffer_bytes(struct etl_file *f, const struct etl_buffer *
     return *mem;
 }
 
-/* Reads and decompresses compressed buffer l->b into l; false after
- * reporting a problem. */
-static bool inflate_buffer(struct etl_file *f, struct etl_loaded *l)
+/* Reads and decompresses compressed buffer l->b (of index entry e) into l;
+ * false after reporting a problem. */
+static bool inflate_buffer(struct etl_file *f, const struct etl_bufent *e,
+                           struct etl_loaded *l)
 {
     const struct etl_buffer *b = &l->b;
     /* SavedOffset is the decompressed size, header included (§10). */
@@ -693,11 +697,15 @@ static bool inflate_buffer(struct etl_file *f, struct etl_loaded *l)
     const uint8_t *z = buffer_bytes(f, b, b->size, &l->zin, &l->zcap);
     if (!z)
         return false;
-    memcpy(l->mem, z, ETL_BUF_HEADER_SIZE);
     size_t used = 0;
-    enum etl_lz77_status st =
-        etl_lz77_decompress(z + ETL_BUF_HEADER_SIZE, b->size - ETL_BUF_HEADER_SIZE,
-                            l->mem + ETL_BUF_HEADER_SIZE, out - ETL_BUF_HEADER_SIZE, &used);
+    enum etl_lz77_status st;
+    size_t idx = (size_t)(e - f->ents);
+    if (!f->ahead || e < f->ents || idx >= f->nents ||
+        !etl_ahead_take(f->ahead, idx, z + ETL_BUF_HEADER_SIZE, b->size - ETL_BUF_HEADER_SIZE,
+                        out - ETL_BUF_HEADER_SIZE, &l->mem, &l->cap, &st, &used))
+        st = etl_lz77_decompress(z + ETL_BUF_HEADER_SIZE, b->size - ETL_BUF_HEADER_SIZE,
+                                 l->mem + ETL_BUF_HEADER_SIZE, out - ETL_BUF_HEADER_SIZE, &used);
+    memcpy(l->mem, z, ETL_BUF_HEADER_SIZE);
     if (st != ETL_LZ77_OK) {
         etl_report(f, b->offset + ETL_BUF_HEADER_SIZE + used,
                    "compressed buffer does not decompress (%s): buffer skipped",
@@ -739,7 +747,7 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
         return false;
     count_mapped(f, b->size);
     if (b->flags & ETL_BUF_FLAG_COMPRESSED)
-        return inflate_buffer(f, l);
+        return inflate_buffer(f, e, l);
     /* Events end at the larger of SavedOffset and Offset, bounded by the
      * buffer (§2.1); the walk also stops at the 0xFF filler. Only the bytes
      * up to there are read. */
@@ -834,9 +842,15 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
 {
     struct etl_loaded l;
     memset(&l, 0, sizeof l);
+    /* Other threads decompress the buffers ahead (not inside another walk). */
+    bool ahead = !f->ahead && (f->ahead = etl_ahead_start(f, f->threads)) != NULL;
     for (size_t i = 0; i < f->nents; i++)
         if (!walk_buffer(f, &f->ents[i], &l, fn, ctx))
             break;
+    if (ahead) {
+        etl_ahead_stop(f->ahead);
+        f->ahead = NULL;
+    }
     etl_check_shrunk(f);
     etl_loaded_free(&l);
 }
