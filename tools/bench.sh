@@ -96,14 +96,15 @@ row() {
     if [ "$min" != - ]; then
         [ "$(echo "$f1 >= $min" | bc)" -eq 1 ] && met=met || met=missed
     fi
-    if [ "$both" = x ] && [ "$(echo "$up < 1.6" | bc)" -eq 1 ]; then met="${met:+$met, }speed-up<1.6"; fi
+    if [ "$both" = x ] && [ -z "${no_speedup_target:-}" ] &&
+       [ "$(echo "$up < 1.6" | bc)" -eq 1 ]; then met="${met:+$met, }speed-up<1.6"; fi
     [ "$k1" -ge 65536 ] && met="${met:+$met, }memory"
     [ "$kn" -ge $((65536 + 16384 * (cores - 1))) ] && [ "$k1" -lt 65536 ] && met="${met:+$met, }memory"
     [ "$both" = x ] || { fn=- up=-; }
     printf '%-28s %-4s %7s %7s %5s %7s %5s %5s  %s\n' "$label" "$unit" "$(fmt2 "$f1")" \
         "$( [ "$fn" = - ] && echo - || fmt2 "$fn")" "$( [ "$up" = - ] && echo - || fmt2 "$up")" \
         "$(fmt2 "$xf")" $((k1 / 1024)) $((kn / 1024)) "$target${met:+ ($met)}"
-    last_s1=$s1
+    last_s1=$s1 last_sn=$sn
 }
 
 # How many cores the machine gives this run now: two busy loops at once
@@ -136,8 +137,12 @@ row "compact events=all no-fields" GB/s "$bb" "$fb" ">=1 GB/s" 1 x --events=all 
 row "cswitch events=all no-fields" GB/s "$bc_" "$fc" ">=1 GB/s" 1 x --events=all --no-fields -f csv "$csw"
 row "compact --stats" GB/s "$bb" "$fb" ">=5 GB/s" 5 - --stats "$big"
 row "cswitch --stats" GB/s "$bc_" "$fc" ">=5 GB/s" 5 - --stats "$csw"
-row "compressed --stats" GB/s "$bz" "$fz" "<=1/0.9 x decompress" - - --stats "$zip"
-echo "  compressed --stats / decompress alone $(fmt2 "$(calc "$last_s1 / $fz")") (target <= 1.11)"
+# The target is one core's; with more, other threads decompress ahead.
+no_speedup_target=1
+row "compressed --stats" GB/s "$bz" "$fz" "<=1/0.9 x decompress" - x --stats "$zip"
+no_speedup_target=
+echo "  compressed --stats / decompress alone $(fmt2 "$(calc "$last_s1 / $fz")") on one core" \
+    "(target <= 1.11), $(fmt2 "$(calc "$last_sn / $fz")") on $cores"
 # Every event with its decoded fields, on the largest real trace beside the
 # project (BENCH_REAL; 3.9 MB): the file is given 40 times in one run so that
 # start-up (about 8 ms here) does not hide the rate. One thread (the default
