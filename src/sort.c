@@ -5,41 +5,70 @@
 
 #include <string.h>
 
-/* Swaps two elements of size bytes. */
-static void swap(unsigned char *a, unsigned char *b, size_t size)
-{
-    unsigned char t[256];
-    memcpy(t, a, size);
-    memcpy(a, b, size);
-    memcpy(b, t, size);
-}
-
-/* Moves element k down the max-heap of the first n elements. */
+/* Moves the element held in t, whose place is k, down the max-heap of the
+ * first n elements: children larger than it move up one level each, and it
+ * goes into the hole left (one copy a level instead of a swap's three). */
 static void sift_down(unsigned char *a, size_t k, size_t n, size_t size, etl_cmp_fn cmp,
-                      void *ctx)
+                      void *ctx, const unsigned char *t)
 {
     for (;;) {
         size_t c = 2 * k + 1;
         if (c >= n)
-            return;
+            break;
         if (c + 1 < n && cmp(a + c * size, a + (c + 1) * size, ctx) < 0)
             c++;
-        if (cmp(a + k * size, a + c * size, ctx) >= 0)
-            return;
-        swap(a + k * size, a + c * size, size);
+        if (cmp(t, a + c * size, ctx) >= 0)
+            break;
+        memcpy(a + k * size, a + c * size, size);
         k = c;
     }
+    memcpy(a + k * size, t, size);
 }
 
 void etl_sort(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx)
 {
     unsigned char *a = base;
+    unsigned char t[256];
+    if (n < 2)
+        return;
+    for (size_t k = n / 2; k-- > 0;) {
+        memcpy(t, a + k * size, size);
+        sift_down(a, k, n, size, cmp, ctx, t);
+    }
+    for (size_t m = n; m > 1; m--) {
+        /* The largest goes last; the last element sifts down from the top. */
+        memcpy(t, a + (m - 1) * size, size);
+        memcpy(a + (m - 1) * size, a, size);
+        sift_down(a, 0, m - 1, size, cmp, ctx, t);
+    }
+}
+
+/* sift_down for int64_t values, compared directly. */
+static void sift_down_i64(int64_t *a, size_t k, size_t n, int64_t t)
+{
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && a[c] < a[c + 1])
+            c++;
+        if (t >= a[c])
+            break;
+        a[k] = a[c];
+        k = c;
+    }
+    a[k] = t;
+}
+
+void etl_sort_i64(int64_t *a, size_t n)
+{
     if (n < 2)
         return;
     for (size_t k = n / 2; k-- > 0;)
-        sift_down(a, k, n, size, cmp, ctx);
+        sift_down_i64(a, k, n, a[k]);
     for (size_t m = n; m > 1; m--) {
-        swap(a, a + (m - 1) * size, size);
-        sift_down(a, 0, m - 1, size, cmp, ctx);
+        int64_t t = a[m - 1];
+        a[m - 1] = a[0];
+        sift_down_i64(a, 0, m - 1, t);
     }
 }

@@ -684,19 +684,12 @@ static void readiers_text(struct thr *t, char *buf, size_t cap)
         put_count(buf, cap, &o, t->rd[i].image, t->rd[i].count);
 }
 
-static int cmp_i64(const void *a, const void *b, void *ctx)
-{
-    (void)ctx;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Fills the ready percentiles (nearest rank) from v[0..n), sorted here. */
 static void pct_cells(struct etl_value *v, int64_t *vals, size_t n, int64_t max)
 {
     if (n == 0)
         return;
-    etl_sort(vals, n, sizeof *vals, cmp_i64, NULL);
+    etl_sort_i64(vals, n);
     static const unsigned pct[] = { 50, 90, 99 };
     for (int i = 0; i < 3; i++) {
         size_t rank = (size_t)((pct[i] * (uint64_t)n + 99) / 100); /* ceil(p/100 * n), >= 1 */

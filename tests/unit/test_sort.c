@@ -1,0 +1,178 @@
+/*
+ * Unit tests for the heapsort (src/sort.c): etl_sort on elements of several
+ * sizes and etl_sort_i64, against the C library's qsort, on arrays with and
+ * without repeated values, of every length up to 70 and some long ones.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sort.h"
+
+/* A small deterministic generator (xorshift64). */
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int cmp_i64_q(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* An element larger than a word, ordered by key, then by tag. */
+struct big {
+    uint32_t key;
+    unsigned char pad[40];
+    uint32_t tag;
+};
+
+static int cmp_big(const void *a, const void *b, void *ctx)
+{
+    const struct big *x = a, *y = b;
+    ck_assert_ptr_eq(ctx, &rng); /* the context reaches the comparison */
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->tag < y->tag ? -1 : x->tag > y->tag;
+}
+
+static int cmp_big_q(const void *a, const void *b)
+{
+    return cmp_big(a, b, &rng);
+}
+
+/* Values for an array of n: spread over the range of int64_t, or (few)
+ * from a handful, so that many repeat. */
+static int64_t value(bool few)
+{
+    uint64_t r = next_rand();
+    return few ? (int64_t)(r % 5) - 2 : (int64_t)r;
+}
+
+static void check_i64(size_t n, bool few)
+{
+    int64_t *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    for (size_t i = 0; i < n; i++)
+        a[i] = b[i] = value(few);
+    if (n > 2) { /* the extremes too */
+        a[0] = b[0] = INT64_MIN;
+        a[n - 1] = b[n - 1] = INT64_MAX;
+    }
+    etl_sort_i64(a, n);
+    qsort(b, n, sizeof *b, cmp_i64_q);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(a[i] == b[i], "n %zu few %d: element %zu", n, few, i);
+    free(a);
+    free(b);
+}
+
+static void check_big(size_t n, bool few)
+{
+    struct big *a = calloc(n ? n : 1, sizeof *a), *b = calloc(n ? n : 1, sizeof *b);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    for (size_t i = 0; i < n; i++) {
+        a[i].key = (uint32_t)(few ? next_rand() % 4 : next_rand());
+        a[i].tag = (uint32_t)i; /* every pair ordered: the result is unique */
+        memset(a[i].pad, (int)(i & 0xFF), sizeof a[i].pad);
+        b[i] = a[i];
+    }
+    etl_sort(a, n, sizeof *a, cmp_big, &rng);
+    qsort(b, n, sizeof *b, cmp_big_q);
+    ck_assert(n == 0 || memcmp(a, b, n * sizeof *a) == 0);
+    free(a);
+    free(b);
+}
+
+START_TEST(i64_every_short_length)
+{
+    for (size_t n = 0; n <= 70; n++) {
+        check_i64(n, false);
+        check_i64(n, true);
+    }
+}
+END_TEST
+
+START_TEST(i64_long)
+{
+    check_i64(100000, false);
+    check_i64(100000, true);
+    check_i64(65537, false);
+}
+END_TEST
+
+START_TEST(generic_every_short_length)
+{
+    for (size_t n = 0; n <= 70; n++) {
+        check_big(n, false);
+        check_big(n, true);
+    }
+    check_big(20000, true);
+}
+END_TEST
+
+static int cmp_byte(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    return *(const unsigned char *)a - *(const unsigned char *)b;
+}
+
+/* Elements of 256 bytes, ordered by their last. */
+static int cmp_wide(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    return ((const unsigned char *)a)[255] - ((const unsigned char *)b)[255];
+}
+
+START_TEST(generic_bytes)
+{
+    /* Elements of one byte and of 256, the largest allowed. */
+    unsigned char one[300], want[300];
+    for (size_t i = 0; i < sizeof one; i++)
+        one[i] = want[i] = (unsigned char)next_rand();
+    size_t counts[256] = { 0 };
+    for (size_t i = 0; i < sizeof want; i++)
+        counts[want[i]]++;
+    size_t k = 0;
+    for (size_t v = 0; v < 256; v++)
+        while (counts[v]--)
+            want[k++] = (unsigned char)v;
+    struct {
+        unsigned char b[256];
+    } *wide = calloc(40, sizeof *wide);
+    ck_assert_ptr_nonnull(wide);
+    for (size_t i = 0; i < 40; i++)
+        wide[i].b[255] = (unsigned char)(39 - i);
+    etl_sort(wide, 40, sizeof *wide, cmp_wide, NULL);
+    for (size_t i = 0; i < 40; i++)
+        ck_assert_uint_eq(wide[i].b[255], i);
+    free(wide);
+    etl_sort(one, sizeof one, 1, cmp_byte, NULL);
+    ck_assert(memcmp(one, want, sizeof one) == 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sort");
+    TCase *tc = tcase_create("sort");
+    tcase_add_test(tc, i64_every_short_length);
+    tcase_add_test(tc, i64_long);
+    tcase_add_test(tc, generic_every_short_length);
+    tcase_add_test(tc, generic_bytes);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
