@@ -9,6 +9,7 @@
 #include "print/printer.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 #include "fields.h"
@@ -219,18 +220,15 @@ static int text_describe(struct etl_printer *p, const char *line)
     return etl_print_status(p);
 }
 
-static int text_row(struct etl_printer *p, const struct etl_value *vals)
+/* Writes the cells of row vals from column `from` on, one at a time, and
+ * for a horizontal table the newline; first: no cell written before. */
+static void text_cells(struct etl_printer *p, const struct etl_value *vals, size_t from,
+                       bool first)
 {
     const struct etl_table *t = p->table;
     char buf[64];
-    bool first = true;
     size_t last = last_shown(p, t);
-    if (p->opt.with_filename && !t->vertical) {
-        text_cell(p->out, p->file ? p->file : "-", p->file ? strlen(p->file) : 1,
-                  file_width(p), true, false, true);
-        first = false;
-    }
-    for (size_t i = 0; i < t->ncols; i++) {
+    for (size_t i = from; i < t->ncols; i++) {
         const struct etl_column *c = &t->cols[i];
         if (!shown(p, t, i))
             continue;
@@ -277,6 +275,136 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
     }
     if (!t->vertical)
         etl_out_putc(p->out, '\n');
+}
+
+/* The row of the current table with no cell set, as text_cells writes it
+ * up to its last column, and where each column's cell lies in it: a row
+ * whose cells fit their columns is this row with its values written over
+ * the dashes (text_row). Built for each table the printer meets, by each
+ * printer (a fork builds its own). */
+struct blank_row {
+    const struct etl_table *t; /* the table it is of; NULL: not built */
+    bool usable;               /* false: every row through text_cells */
+    char *row;
+    size_t len;
+    size_t *start, *end;       /* per column: its cell, separator included (0, 0: hidden) */
+    size_t last;               /* the last column shown: written after the row */
+};
+
+static void blank_free(struct blank_row *b)
+{
+    free(b->row);
+    free(b->start);
+    free(b->end);
+    memset(b, 0, sizeof *b);
+}
+
+/* Builds the blank row of p's current table into b; b->usable false when
+ * the table's rows cannot be written that way (or memory ran out). */
+static void blank_build(struct etl_printer *p, struct blank_row *b)
+{
+    const struct etl_table *t = p->table;
+    blank_free(b);
+    b->t = t;
+    if (t->vertical || p->opt.with_filename || t->ncols == 0)
+        return;
+    b->last = last_shown(p, t);
+    b->start = calloc(t->ncols, sizeof *b->start);
+    b->end = calloc(t->ncols, sizeof *b->end);
+    struct etl_out o;
+    if (!b->start || !b->end || !etl_out_init_mem(&o, 256))
+        return;
+    bool first = true, ok = true;
+    for (size_t i = 0; i < b->last && ok; i++) {
+        const struct etl_column *c = &t->cols[i];
+        if (!shown(p, t, i))
+            continue;
+        /* Cells of a fixed width only (the last one is written after). */
+        ok = c->width != 0 && c->width > -256 && c->width < 256 && c->type != ETL_COL_FIELDS;
+        b->start[i] = o.len;
+        text_cell(&o, "-", 1, c->width, first, false, false);
+        b->end[i] = o.len;
+        first = false;
+    }
+    if (!ok || o.err) {
+        etl_out_fini(&o);
+        return;
+    }
+    b->row = o.buf; /* its own now */
+    b->len = o.len;
+    b->usable = true;
+}
+
+static void text_destroy(struct etl_printer *p)
+{
+    struct blank_row *b = p->priv;
+    if (b) {
+        blank_free(b);
+        free(b);
+    }
+    p->priv = NULL;
+}
+
+/* Writes the value of cell i over its dash in row d (the blank row copied
+ * there); false when it does not fit its column as text_cells would write
+ * it: a string from the file that is not plain printable ASCII, or a value
+ * empty or wider than the column. */
+static bool put_in_place(struct etl_printer *p, const struct blank_row *b, size_t i,
+                         const struct etl_value *v, char *d)
+{
+    const struct etl_column *c = &p->table->cols[i];
+    char buf[64];
+    const char *s;
+    size_t n;
+    if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
+        s = v->v.s;
+        n = strlen(s);
+        if (c->type == ETL_COL_STR)
+            for (size_t k = 0; k < n; k++)
+                if ((unsigned char)s[k] < 0x20 || (unsigned char)s[k] >= 0x7F)
+                    return false; /* text_string's escapes and widths */
+    } else {
+        bool num;
+        n = etl_format_scalar(p, c, v, buf, &num);
+        s = buf;
+    }
+    size_t aw = (size_t)(c->width < 0 ? -c->width : c->width);
+    if (n == 0 || n > aw)
+        return false;
+    char *cell = d + b->end[i] - aw; /* the padded value, after the separator */
+    memcpy(c->width > 0 ? cell + aw - n : cell, s, n); /* over the dash */
+    return true;
+}
+
+static int text_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    const struct etl_table *t = p->table;
+    bool first = true;
+    if (p->opt.with_filename && !t->vertical) {
+        text_cell(p->out, p->file ? p->file : "-", p->file ? strlen(p->file) : 1,
+                  file_width(p), true, false, true);
+        first = false;
+    }
+    struct blank_row *b = p->priv;
+    if (!b && !t->vertical && !p->opt.with_filename)
+        p->priv = b = calloc(1, sizeof *b); /* without it, rows go one cell at a time */
+    if (b && b->t != t)
+        blank_build(p, b);
+    char *d;
+    if (!b || !b->usable || (d = etl_out_space(p->out, b->len)) == NULL) {
+        text_cells(p, vals, 0, first);
+        return etl_print_status(p);
+    }
+    /* The blank row, then each value over its dash, until one does not fit:
+     * from its column on, the cells are written one at a time. */
+    memcpy(d, b->row, b->len);
+    size_t i = 0;
+    for (; i < b->last; i++)
+        if (vals[i].set && b->end[i] && !put_in_place(p, b, i, &vals[i], d))
+            break;
+    size_t done = i < b->last ? b->start[i] : b->len; /* the cells before column i */
+    etl_out_advance(p->out, done);
+    text_cells(p, vals, i, done == 0);
     return etl_print_status(p);
 }
 
@@ -295,4 +423,5 @@ const struct etl_printer_ops etl_print_text = {
     .begin_table = text_begin_table,
     .row = text_row,
     .end_table = text_end_table,
+    .destroy = text_destroy,
 };

@@ -1155,6 +1155,74 @@ START_TEST(text_hostile)
 }
 END_TEST
 
+/* Exact text lines: cells that fit their columns (written over the blank
+ * row), and rows where a value does not fit (wider than its column, empty,
+ * a string from the file with an escape), a hidden column and unset cells. */
+enum { T_A, T_B, T_C, T_H, T_D, T_E, T_N };
+static const struct etl_column tcols[T_N] = {
+    [T_A] = { .name = "a", .type = ETL_COL_UINT, .width = 5 },
+    [T_B] = { .name = "b", .type = ETL_COL_NAME, .width = -6 },
+    [T_C] = { .name = "c", .type = ETL_COL_STR, .width = -6 },
+    [T_H] = { .name = "h", .type = ETL_COL_UINT, .width = 3, .text_hidden = true },
+    [T_D] = { .name = "d", .type = ETL_COL_INT, .width = 4 },
+    [T_E] = { .name = "e", .type = ETL_COL_NAME, .width = -3 },
+};
+static const struct etl_table ttable = { "t", tcols, T_N, false };
+
+START_TEST(text_exact_lines)
+{
+    struct trow {
+        uint64_t a;
+        const char *b, *c;
+        int64_t d;
+        const char *e;
+        unsigned unset; /* bits: T_* not set */
+        const char *want;
+    } rows[] = {
+        { 7, "ab", "xy", -5, "z", 0, "    7 ab     xy       -5 z" },
+        { 123456, "ab", "xy", -5, "z", 0, "123456 ab     xy       -5 z" },
+        { 7, "", "xy", -5, "z", 0, "    7        xy       -5 z" },
+        { 7, "ab", "t\tb", -5, "z", 0, "    7 ab     t\\x09b   -5 z" },
+        { 7, "ab", "xy", -123456, "z", 0, "    7 ab     xy     -123456 z" },
+        { 7, "abcdefgh", "xy", -5, "z", 0, "    7 abcde\xe2\x80\xa6 xy       -5 z" },
+        { 7, "ab", "xy", -5, "zzzzz", 0, "    7 ab     xy       -5 zzzzz" },
+        { 0, NULL, "xy", 0, NULL, 1u << T_A | 1u << T_B | 1u << T_D | 1u << T_E,
+          "    - -      xy        - -" },
+        { 99999, "abcdef", "uvwxyz", 9999, "", 0, "99999 abcdef uvwxyz 9999 " },
+    };
+    struct capture cap;
+    struct etl_printer *p = cap_open(&cap, "text", ETL_TIME_REL);
+    ck_assert_int_eq(etl_print_begin_table(p, &ttable), 0);
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        struct etl_value v[T_N];
+        const struct trow *w = &rows[r];
+        ETL_CELL(v, T_A, u, w->a, !(w->unset >> T_A & 1));
+        ETL_CELL(v, T_B, s, w->b, !(w->unset >> T_B & 1));
+        ETL_CELL(v, T_C, s, w->c, !(w->unset >> T_C & 1));
+        ETL_CELL(v, T_H, u, 1, true);
+        ETL_CELL(v, T_D, i, w->d, !(w->unset >> T_D & 1));
+        ETL_CELL(v, T_E, s, w->e, !(w->unset >> T_E & 1));
+        ck_assert_int_eq(etl_print_row(p, v), 0);
+    }
+    size_t len;
+    char *out = cap_close(&cap, &len);
+    char *line = strchr(out, '\n'); /* after the header */
+    ck_assert_ptr_nonnull(line);
+    ck_assert(strncmp(out, "    a b      c         d e", (size_t)(line - out)) == 0);
+    line++;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        char *nl = strchr(line, '\n');
+        ck_assert_ptr_nonnull(nl);
+        *nl = '\0';
+        ck_assert_msg(strcmp(line, rows[r].want) == 0, "row %zu: \"%s\" != \"%s\"", r, line,
+                      rows[r].want);
+        line = nl + 1;
+    }
+    ck_assert_str_eq(line, "");
+    free(out);
+}
+END_TEST
+
 /* ---- write errors -------------------------------------------------------- */
 
 START_TEST(write_error_dev_full)
@@ -1212,6 +1280,7 @@ int main(void)
     tcase_add_test(tc, csv_hostile);
     tcase_add_test(tc, csv_one_header);
     tcase_add_test(tc, json_hostile);
+    tcase_add_test(tc, text_exact_lines);
     tcase_add_test(tc, xml_hostile);
     tcase_add_test(tc, xml_structure);
     tcase_add_test(tc, xml_schema_views);
