@@ -112,10 +112,20 @@ row() {
 # shares it, and the all-cores figures then say little).
 spin() { i=0; while [ "$i" -lt 200000 ]; do i=$((i + 1)); done; }
 now() { date +%s.%N; }
-t0=$(now); spin; t1=$(now); spin & spin; wait; t2=$(now)
+t0=$(now); spin; t1=$(now); spin & sp=$!; spin; wait "$sp"; t2=$(now)
 echo "cores free: $(fmt2 "$(calc "2 * ($t1 - $t0) / ($t2 - $t1)")") (two busy loops against one)"
 
-# Warm the page cache, then the floors.
+# The traces held in memory for the whole run (floor --hold: a machine
+# that trims its page cache would otherwise read them from the disk, and
+# the figures would say more about the disk), then the floors.
+rm -f "$dir/hold.in" "$dir/hold.out"
+mkfifo "$dir/hold.in"
+"$floor" --hold "$big" "$csw" "$mid" "$zip" < "$dir/hold.in" > "$dir/hold.out" &
+exec 3> "$dir/hold.in"
+rm -f "$dir/hold.in"
+i=0
+while [ ! -s "$dir/hold.out" ] && [ "$i" -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+echo "page cache: $(cat "$dir/hold.out" 2> /dev/null || echo 'not held: no answer')"
 cat "$big" "$csw" "$mid" "$zip" > /dev/null
 fb=$(floor_s "$big") fc=$(floor_s "$csw") fm=$(floor_s "$mid")
 fz=$(floor_s --decompress "$zip")
@@ -166,6 +176,7 @@ else
 fi
 set -- $(best "$etldump" -f csv samples/demo-compact.etl)
 echo "small trace (samples/demo-compact.etl) switches csv: peak $(($2 / 1024)) MiB"
-t0=$(now); spin; t1=$(now); spin & spin; wait; t2=$(now)
+t0=$(now); spin; t1=$(now); spin & sp=$!; spin; wait "$sp"; t2=$(now)
 echo "cores free at the end: $(fmt2 "$(calc "2 * ($t1 - $t0) / ($t2 - $t1)")")"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; $(${CC:-cc} --version | head -n 1); $(date -u +%Y-%m-%d)"
+exec 3>&- # the traces are let go
