@@ -104,8 +104,8 @@ bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zl
                     size_t *used);
 void etl_ahead_stop(struct etl_ahead *a);
 
-/* Reads index entry e into l (decompressing it); false after reporting a
- * problem. */
+/* Reads index entry e (an element of f->ents) into l (decompressing it);
+ * false after reporting a problem. */
 bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_loaded *l);
 
 /* Frees a loaded buffer's memory. */

@@ -699,8 +699,8 @@ static bool inflate_buffer(struct etl_file *f, const struct etl_bufent *e,
         return false;
     size_t used = 0;
     enum etl_lz77_status st;
-    size_t idx = (size_t)(e - f->ents);
-    if (!f->ahead || e < f->ents || idx >= f->nents ||
+    size_t idx = (size_t)(e - f->ents); /* e is an entry of f's index */
+    if (!f->ahead || idx >= f->nents ||
         !etl_ahead_take(f->ahead, idx, z + ETL_BUF_HEADER_SIZE, b->size - ETL_BUF_HEADER_SIZE,
                         out - ETL_BUF_HEADER_SIZE, &l->mem, &l->cap, &st, &used))
         st = etl_lz77_decompress(z + ETL_BUF_HEADER_SIZE, b->size - ETL_BUF_HEADER_SIZE,
