@@ -179,6 +179,12 @@ else
         oom_runs --threads=2 $v samples/demo-processes.etl
         oom_runs --threads=3 $v "$tmp/t.etl"
     done
+    # Compressed buffers decompressed ahead on other threads (walks in file
+    # order): the Nth allocation falls on a helper's slot, or starting one.
+    for v in "--stats -f csv" "--info -f text" "-f csv"; do
+        oom_runs --threads=2 $v samples/mixed-x86-circular-compressed.etl
+        oom_runs --threads=3 $v samples/mixed-x86-circular-compressed.etl
+    done
     oom_runs -f perfetto -o "$tmp/out.pftrace" samples/demo-processes.etl
     oom_runs -f svg -o "$tmp/out.svg" samples/demo-processes.etl
     oom_runs --events=all -f csv --process=svchost,abc --tid=1-5,7 --range=0.5: samples/demo-processes.etl

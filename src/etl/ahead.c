@@ -59,6 +59,7 @@ struct etl_ahead {
     size_t taken;              /* entries below this are the reader's */
     size_t stride;             /* entries i with i % stride == 0: the reader's */
     bool stop;
+    bool nomem;                /* a helper could not allocate a slot's buffer */
 };
 
 /* Whether entry i is a compressed buffer the reader would decompress, and
@@ -130,6 +131,7 @@ static void *helper_main(void *arg)
             s->ok = true;
         }
         pthread_mutex_lock(&a->mu);
+        a->nomem |= !s->ok; /* the reader does it itself; the run ends as out of memory */
         s->state = S_DONE; /* freed by the reader: taken, or passed by */
         pthread_cond_broadcast(&a->cv);
     }
@@ -137,10 +139,11 @@ static void *helper_main(void *arg)
     return NULL;
 }
 
-struct etl_ahead *etl_ahead_start(const struct etl_file *f, unsigned threads)
+bool etl_ahead_start(const struct etl_file *f, unsigned threads, struct etl_ahead **out)
 {
+    *out = NULL;
     if (threads < 2 || !f->mem || f->totals.compressed == 0 || f->max_buf == 0)
-        return NULL;
+        return true;
     unsigned helpers = threads - 1;
     if (helpers > ETL_AHEAD_MAX_THREADS)
         helpers = ETL_AHEAD_MAX_THREADS;
@@ -149,21 +152,21 @@ struct etl_ahead *etl_ahead_start(const struct etl_file *f, unsigned threads)
     if (nslots > fit)
         nslots = fit;
     if (nslots == 0)
-        return NULL; /* buffers too large to keep several: read in turn */
+        return true; /* buffers too large to keep several: read in turn */
     struct etl_ahead *a = calloc(1, sizeof *a);
     if (!a)
-        return NULL;
+        return false;
     a->slots = calloc(nslots, sizeof *a->slots);
     if (!a->slots || pthread_mutex_init(&a->mu, NULL) != 0) {
         free(a->slots);
         free(a);
-        return NULL;
+        return false;
     }
     if (pthread_cond_init(&a->cv, NULL) != 0) {
         pthread_mutex_destroy(&a->mu);
         free(a->slots);
         free(a);
-        return NULL;
+        return false;
     }
     a->f = f;
     a->nslots = nslots;
@@ -183,11 +186,12 @@ struct etl_ahead *etl_ahead_start(const struct etl_file *f, unsigned threads)
         a->started++;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (a->started == 0) {
+    if (a->started < helpers) { /* as the pipeline's threads: out of memory */
         etl_ahead_stop(a);
-        return NULL; /* read in turn */
+        return false;
     }
-    return a;
+    *out = a;
+    return true;
 }
 
 bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zlen,
@@ -230,10 +234,10 @@ bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zl
     return got;
 }
 
-void etl_ahead_stop(struct etl_ahead *a)
+bool etl_ahead_stop(struct etl_ahead *a)
 {
     if (!a)
-        return;
+        return true;
     pthread_mutex_lock(&a->mu);
     a->stop = true;
     pthread_cond_broadcast(&a->cv);
@@ -243,7 +247,9 @@ void etl_ahead_stop(struct etl_ahead *a)
     for (size_t k = 0; k < a->nslots; k++)
         free(a->slots[k].mem);
     free(a->slots);
+    bool ok = !a->nomem;
     pthread_cond_destroy(&a->cv);
     pthread_mutex_destroy(&a->mu);
     free(a);
+    return ok;
 }

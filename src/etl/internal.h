@@ -88,21 +88,23 @@ void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buff
 /* Compressed buffers decompressed ahead of a walk in file order on other
  * threads (ahead.c). etl_ahead_start starts threads - 1 helpers (at most
  * ETL_AHEAD_MAX_THREADS) for a file read in place that has compressed
- * buffers, or returns NULL (then the reader does it all, as without).
+ * buffers into *out, or leaves it NULL (then the reader does it all, as
+ * without); false when memory or a thread could not be had.
  * etl_ahead_take is called by the reader just before it decompresses the
  * buffer of index entry idx, zlen bytes at z into out bytes: true when a
  * helper did it already (waiting for one that is at it), the result then
  * swapped into *mem (cap *cap, the decompressed bytes from
  * ETL_BUF_HEADER_SIZE on) with its status and input bytes used; false when
  * the reader must decompress it. etl_ahead_stop joins the helpers and
- * frees everything (NULL is allowed). */
+ * frees everything (NULL is allowed); false when a helper ran out of
+ * memory (the reader did its buffers, and the run ends as out of memory). */
 #define ETL_AHEAD_MAX_THREADS 8u
 struct etl_ahead;
-struct etl_ahead *etl_ahead_start(const struct etl_file *f, unsigned threads);
+bool etl_ahead_start(const struct etl_file *f, unsigned threads, struct etl_ahead **out);
 bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zlen,
                     size_t out, uint8_t **mem, size_t *cap, enum etl_lz77_status *st,
                     size_t *used);
-void etl_ahead_stop(struct etl_ahead *a);
+bool etl_ahead_stop(struct etl_ahead *a);
 
 /* Reads index entry e (an element of f->ents) into l (decompressing it);
  * false after reporting a problem. */

@@ -843,12 +843,20 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
     struct etl_loaded l;
     memset(&l, 0, sizeof l);
     /* Other threads decompress the buffers ahead (not inside another walk). */
-    bool ahead = !f->ahead && (f->ahead = etl_ahead_start(f, f->threads)) != NULL;
+    bool ahead = false;
+    if (!f->ahead) {
+        if (!etl_ahead_start(f, f->threads, &f->ahead)) {
+            f->nomem = true;
+            return;
+        }
+        ahead = f->ahead != NULL;
+    }
     for (size_t i = 0; i < f->nents; i++)
         if (!walk_buffer(f, &f->ents[i], &l, fn, ctx))
             break;
     if (ahead) {
-        etl_ahead_stop(f->ahead);
+        if (!etl_ahead_stop(f->ahead))
+            f->nomem = true;
         f->ahead = NULL;
     }
     etl_check_shrunk(f);

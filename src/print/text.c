@@ -8,6 +8,7 @@
  */
 #include "print/printer.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -299,21 +300,21 @@ static void blank_free(struct blank_row *b)
     memset(b, 0, sizeof *b);
 }
 
-/* Builds the blank row of p's current table into b; b->usable false when
- * the table's rows cannot be written that way (or memory ran out). */
-static void blank_build(struct etl_printer *p, struct blank_row *b)
+/* Builds the blank row of p's current table into b, b->usable false when
+ * the table's rows cannot be written that way; false when out of memory. */
+static bool blank_build(struct etl_printer *p, struct blank_row *b)
 {
     const struct etl_table *t = p->table;
     blank_free(b);
     b->t = t;
     if (t->vertical || p->opt.with_filename || t->ncols == 0)
-        return;
+        return true;
     b->last = last_shown(p, t);
     b->start = calloc(t->ncols, sizeof *b->start);
     b->end = calloc(t->ncols, sizeof *b->end);
     struct etl_out o;
     if (!b->start || !b->end || !etl_out_init_mem(&o, 256))
-        return;
+        return false;
     bool first = true, ok = true;
     for (size_t i = 0; i < b->last && ok; i++) {
         const struct etl_column *c = &t->cols[i];
@@ -328,11 +329,20 @@ static void blank_build(struct etl_printer *p, struct blank_row *b)
     }
     if (!ok || o.err) {
         etl_out_fini(&o);
-        return;
+        return !o.err;
     }
     b->row = o.buf; /* its own now */
     b->len = o.len;
     b->usable = true;
+    return true;
+}
+
+/* Ends a row that could not be written for want of memory. */
+static int text_nomem(struct etl_printer *p)
+{
+    if (!p->out->err)
+        p->out->err = ENOMEM;
+    return -1;
 }
 
 static void text_destroy(struct etl_printer *p)
@@ -386,10 +396,10 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
         first = false;
     }
     struct blank_row *b = p->priv;
-    if (!b && !t->vertical && !p->opt.with_filename)
-        p->priv = b = calloc(1, sizeof *b); /* without it, rows go one cell at a time */
-    if (b && b->t != t)
-        blank_build(p, b);
+    if (!b && !t->vertical && !p->opt.with_filename && !(p->priv = b = calloc(1, sizeof *b)))
+        return text_nomem(p);
+    if (b && b->t != t && !blank_build(p, b))
+        return text_nomem(p);
     char *d;
     if (!b || !b->usable || (d = etl_out_space(p->out, b->len)) == NULL) {
         text_cells(p, vals, 0, first);
