@@ -14,6 +14,14 @@
 #include "fmt.h"
 #include "view/view.h"
 
+/* Functions kept out of line, so that the usual event's way through
+ * census_event stays short. */
+#if defined(__GNUC__)
+#define OUT_OF_LINE __attribute__((noinline))
+#else
+#define OUT_OF_LINE
+#endif
+
 /* At most this many distinct keys are counted one by one. */
 #define MAX_KEYS 65536u
 
@@ -75,17 +83,19 @@ struct census {
 };
 
 /* Adds one event of size bytes at ts to t. */
-static void tally_add(struct tally *t, uint64_t bytes, int64_t ts, bool timed)
+static inline void tally_add(struct tally *t, uint64_t bytes, int64_t ts, bool timed)
 {
     t->count++;
     t->bytes += bytes;
-    if (timed) {
-        if (!t->timed || ts < t->first)
-            t->first = ts;
-        if (!t->timed || ts > t->last)
-            t->last = ts;
+    if (!timed)
+        return;
+    if (!t->timed) {
+        t->first = t->last = ts;
         t->timed = true;
+        return;
     }
+    t->first = ts < t->first ? ts : t->first;
+    t->last = ts > t->last ? ts : t->last;
 }
 
 /* Adds tally b to a. */
@@ -213,6 +223,28 @@ static uint32_t census_find(struct census *c, const struct etl_event *ev, bool b
     return find_hashed(c, &k);
 }
 
+/* Returns the entry counting ev + 1, or 0, for an event that is not a
+ * kernel event of a HookId counted before: the previous event's entry
+ * when ev is like it (runs are common), else found or added. */
+static OUT_OF_LINE uint32_t census_other(struct census *c, const struct etl_event *ev)
+{
+    bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
+                   (ev->flags & ETL_EV_GUID);
+    if (c->last && entry_matches(&c->ents[c->last - 1], ev, by_guid))
+        return (uint32_t)c->last;
+    return census_find(c, ev, by_guid);
+}
+
+/* Returns true if the filter lets ev be counted. */
+static OUT_OF_LINE bool census_wanted(struct census *c, const struct etl_event *ev)
+{
+    struct etl_record rec;
+    if (c->payload)
+        etl_decode_event(ev, &rec);
+    const char *name = c->names ? etl_payload_name(c->pl, ev) : NULL;
+    return etl_filter_event(c->flt, c->clk, c->map, ev, c->payload ? &rec : NULL, name);
+}
+
 /* Counts one event. */
 static bool census_event(void *ctx, const struct etl_event *ev)
 {
@@ -227,25 +259,17 @@ static bool census_event(void *ctx, const struct etl_event *ev)
         c->stop = true;
         return false;
     }
-    if (c->flt) {
-        struct etl_record rec;
-        if (c->payload)
-            etl_decode_event(ev, &rec);
-        const char *name = c->names ? etl_payload_name(c->pl, ev) : NULL;
-        if (!etl_filter_event(c->flt, c->clk, c->map, ev, c->payload ? &rec : NULL, name))
-            return !c->stop;
-    }
+    if (c->flt && !census_wanted(c, ev))
+        return !c->stop;
     const uint32_t *hooks = etl_kind_is_kernel(ev->kind) ? c->hooks[ev->kind] : NULL;
-    if (hooks && (ev->flags & ETL_EV_HOOK) && hooks[ev->hook_id]) {
-        c->last = hooks[ev->hook_id]; /* a kernel event seen before */
-    } else {
-        bool by_guid = !(ev->flags & ETL_EV_HOOK) && ev->kind != ETL_KIND_MESSAGE &&
-                       (ev->flags & ETL_EV_GUID);
-        if (!c->last || !entry_matches(&c->ents[c->last - 1], ev, by_guid))
-            c->last = census_find(c, ev, by_guid);
-    }
+    uint32_t e;
+    if (hooks && (ev->flags & ETL_EV_HOOK) && hooks[ev->hook_id])
+        e = hooks[ev->hook_id]; /* a kernel event seen before */
+    else
+        e = census_other(c, ev);
+    c->last = e;
     bool timed = (ev->flags & ETL_EV_TS) != 0;
-    tally_add(c->last ? &c->ents[c->last - 1].t : &c->other, ev->size, ev->ts, timed);
+    tally_add(e ? &c->ents[e - 1].t : &c->other, ev->size, ev->ts, timed);
     tally_add(&c->cpu[ev->cpu], ev->size, ev->ts, timed);
     return true;
 }

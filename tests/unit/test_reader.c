@@ -121,6 +121,77 @@ START_TEST(header_perfinfo_ext_items)
 }
 END_TEST
 
+/* The usual PERFINFO64 record takes a shorter way through the parser: the
+ * event it gives is the same whole event, whatever the structure held
+ * before, and damage to it still gets the general way's answer. */
+START_TEST(header_perfinfo_whole_and_damaged)
+{
+    struct bytes b = { .n = 0 };
+    b16(&b, 2); b8(&b, 0x11); b8(&b, 0xC0);
+    b16(&b, 0x1C); b16(&b, 0x0F2E);
+    b64(&b, 0x0102030405060708ULL);
+    bfill(&b, 0xAB, 0x0C);
+    bfill(&b, 0x5A, 4); /* alignment */
+    struct etl_event ev;
+    size_t next;
+    memset(&ev, 0xEE, sizeof ev);
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+    ck_assert_uint_eq(ev.kind, ETL_KIND_PERFINFO64);
+    ck_assert_uint_eq(ev.size, 0x1C);
+    ck_assert_uint_eq(ev.ptr_size, 8);
+    ck_assert_uint_eq(ev.version, 2);
+    ck_assert_uint_eq(ev.hook_id, 0x0F2E);
+    ck_assert_uint_eq(ev.opcode, 0x2E);
+    ck_assert_int_eq(ev.ts, 0x0102030405060708LL);
+    ck_assert_uint_eq(ev.flags, ETL_EV_TS | ETL_EV_HOOK | ETL_EV_OPCODE | ETL_EV_VERSION);
+    ck_assert_uint_eq(ev.data_len, 0x0C);
+    ck_assert(ev.data == b.d + 0x10);
+    ck_assert(ev.ext == b.d + 0x10);
+    ck_assert_uint_eq(next, 0x20);
+    /* What a PERFINFO header does not carry is zero, not left over. */
+    ck_assert_uint_eq(ev.event_offset, 0);
+    ck_assert_uint_eq(ev.tid, 0);
+    ck_assert_uint_eq(ev.pid, 0);
+    ck_assert_uint_eq(ev.event_id, 0);
+    ck_assert_uint_eq(ev.pebs, 0);
+    ck_assert_uint_eq(ev.pmc_count, 0);
+    ck_assert_uint_eq(ev.ext_items_len, 0);
+    ck_assert(ev.ext_items == NULL);
+    ck_assert_uint_eq(ev.cpu, 0);
+    ck_assert_uint_eq(ev.compressed, 0);
+    ck_assert_uint_eq(ev.buffer_offset, 0);
+    for (int i = 0; i < 16; i++)
+        ck_assert_uint_eq(ev.guid[i], 0);
+    /* The marker's two spare high bits do not change the kind. */
+    set32(&b, 0, 0xF0110002);
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+    ck_assert_uint_eq(ev.kind, ETL_KIND_PERFINFO64);
+    ck_assert_uint_eq(ev.data_len, 0x0C);
+    /* Damage: each answered as the general way answers it. */
+    const char *why = NULL;
+    set32(&b, 0, 0xC0110002);
+    set16(&b, 4, 0x0F);
+    ck_assert_int_eq(etl_parse_event(b.d, b.n, 0, &ev, &next, &why), ETL_PARSE_BAD);
+    ck_assert_str_eq(why, "record size smaller than its header");
+    set16(&b, 4, 0x21);
+    ck_assert_int_eq(etl_parse_event(b.d, b.n, 0, &ev, &next, &why), ETL_PARSE_BAD);
+    ck_assert_str_eq(why, "record runs past the end of the buffer");
+    set16(&b, 4, 0x1C);
+    set32(&b, 0, 0xC0110702); /* seven PMC counters: 56 bytes of items */
+    ck_assert_int_eq(etl_parse_event(b.d, b.n, 0, &ev, &next, &why), ETL_PARSE_BAD);
+    ck_assert_str_eq(why, "PERFINFO extended items run past the record");
+    set32(&b, 0, 0xC0110102); /* one: the data is what is left */
+    ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+    ck_assert_uint_eq(ev.pmc_count, 1);
+    ck_assert_uint_eq(ev.data_len, 0x04);
+    /* Fewer than 16 bytes left: too short for the header. */
+    ck_assert_int_eq(etl_parse_event(b.d, 12, 0, &ev, &next, &why), ETL_PARSE_BAD);
+    ck_assert_str_eq(why, "record runs past the end of the buffer");
+    ck_assert_int_eq(etl_parse_event(b.d, 5, 0, &ev, &next, &why), ETL_PARSE_BAD);
+    ck_assert_str_eq(why, "record size smaller than its header");
+}
+END_TEST
+
 START_TEST(header_full_and_instance)
 {
     static const uint8_t guid[16] = { 0x91, 0xee, 0x79, 0x9b, 0xfd, 0xb5, 0xc0, 0x41,
@@ -554,6 +625,7 @@ int main(void)
     tcase_add_test(tc, cursor_bounds);
     tcase_add_test(tc, header_system_and_compact);
     tcase_add_test(tc, header_perfinfo_ext_items);
+    tcase_add_test(tc, header_perfinfo_whole_and_damaged);
     tcase_add_test(tc, header_full_and_instance);
     tcase_add_test(tc, header_event_header_items);
     tcase_add_test(tc, header_message);
