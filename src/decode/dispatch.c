@@ -114,13 +114,11 @@ static const struct etl_decoder generic = { 0, 0xFFFF, NULL, 0, 0, 255, ETL_REC_
 
 #define NTABLE (sizeof table / sizeof table[0])
 
-const struct etl_decoder *etl_dispatch(const struct etl_event *ev)
+/* The decoder for a kernel event's HookId, version and header kind. */
+static const struct etl_decoder *lookup(uint16_t h, unsigned v, unsigned kind)
 {
-    if (!(ev->flags & ETL_EV_HOOK) || !etl_kind_is_kernel(ev->kind))
-        return &generic;
     /* The first entry whose range does not end before the HookId, then the
      * entries that start at or before it (versions may split a HookId). */
-    uint16_t h = ev->hook_id;
     size_t lo = 0, hi = NTABLE;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -129,12 +127,28 @@ const struct etl_decoder *etl_dispatch(const struct etl_event *ev)
         else
             hi = mid;
     }
-    unsigned v = ev->version & 0xFFu;
     for (size_t i = lo; i < NTABLE && table[i].hook <= h; i++)
         if (v >= table[i].vmin && v <= table[i].vmax &&
-            (!table[i].kinds || (table[i].kinds & (1u << ev->kind))))
+            (!table[i].kinds || (table[i].kinds & (1u << kind))))
             return &table[i];
     return &generic;
+}
+
+const struct etl_decoder *etl_dispatch(const struct etl_event *ev)
+{
+    if (!(ev->flags & ETL_EV_HOOK) || !etl_kind_is_kernel(ev->kind))
+        return &generic;
+    /* Events come in runs of one kind (a CPU's context switches): each
+     * thread remembers the answer for the last HookId, version and kind. */
+    static _Thread_local uint32_t last_key = UINT32_MAX;
+    static _Thread_local const struct etl_decoder *last;
+    unsigned v = ev->version & 0xFFu;
+    uint32_t key = (uint32_t)ev->hook_id | (uint32_t)v << 16 | (uint32_t)ev->kind << 24;
+    if (key != last_key) {
+        last = lookup(ev->hook_id, v, ev->kind);
+        last_key = key;
+    }
+    return last;
 }
 
 bool etl_decode(const struct etl_event *ev, const struct etl_decoder *d,

@@ -68,7 +68,7 @@ static const struct etl_kidx *find(const struct etl_ktable *t, uint32_t key)
 }
 
 /* Returns the name of (group, opcode), or NULL. */
-static const char *kname(uint32_t key)
+static const char *kname_find(uint32_t key)
 {
     size_t lo = 0, hi = etl_nknames;
     while (lo < hi) {
@@ -82,6 +82,19 @@ static const char *kname(uint32_t key)
             hi = mid;
     }
     return NULL;
+}
+
+/* The same, remembering the last answer of each thread: events come in
+ * runs of one kind. */
+static const char *kname(uint32_t key)
+{
+    static _Thread_local uint32_t last_key = UINT32_MAX;
+    static _Thread_local const char *last;
+    if (key != last_key) {
+        last = kname_find(key);
+        last_key = key;
+    }
+    return last;
 }
 
 const char *etl_kernel_event_name(const struct etl_event *ev)

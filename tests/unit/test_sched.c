@@ -360,6 +360,22 @@ START_TEST(ready_thread_payload)
     ck_assert_uint_eq(etl_dispatch(&ev)->kind, ETL_REC_NONE);
     ev = ev_of(d, sizeof d, 0x0532, ETL_KIND_SYSTEM32, 2);
     ck_assert_uint_eq(etl_dispatch(&ev)->kind, ETL_REC_NONE);
+    /* The answer for the last HookId, version and kind is remembered: each
+     * of the three still decides. */
+    static const struct { uint16_t hook; uint8_t kind; uint16_t version; int rec; } seq[] = {
+        { 0x0532, ETL_KIND_PERFINFO64, 2, ETL_REC_READY },
+        { 0x0532, ETL_KIND_PERFINFO64, 1, ETL_REC_NONE },
+        { 0x0532, ETL_KIND_PERFINFO64, 2, ETL_REC_READY },
+        { 0x0532, ETL_KIND_SYSTEM64, 2, ETL_REC_NONE },
+        { 0x0532, ETL_KIND_PERFINFO32, 2, ETL_REC_READY },
+        { 0x0524, ETL_KIND_PERFINFO32, 2, ETL_REC_CSWITCH },
+        { 0x0532, ETL_KIND_PERFINFO32, 2, ETL_REC_READY },
+        { 0x0532, ETL_KIND_PERFINFO32, 0x102, ETL_REC_READY }, /* the version's low byte */
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        ev = ev_of(d, sizeof d, seq[i].hook, seq[i].kind, seq[i].version);
+        ck_assert_int_eq((int)etl_dispatch(&ev)->kind, seq[i].rec);
+    }
 }
 END_TEST
 
