@@ -171,8 +171,8 @@ enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off
     if (m == 0xFFFFFFFFu)
         return ETL_PARSE_END;
 
-    /* A copy of a zero event, not memset: the compilers make a memset of
-     * this size a string instruction that takes longer to start than this
+    /* A copy of a zero event, not memset: gcc makes a memset of this size
+     * a string instruction (rep stos) that takes longer to start than this
      * whole copy takes to run. */
     static const struct etl_event zero_event;
     *ev = zero_event;

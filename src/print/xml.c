@@ -510,9 +510,9 @@ static int xml_raw(struct etl_printer *p, const char *bytes, size_t n)
     /* Rows go in raw, so they carry their own line breaks and indents; the
      * writer closes an open start tag with '>' but adds no line break.
      * Flushed, the writer holds nothing back, and the rows go straight to
-     * the output after what it wrote: through the writer they would be
-     * copied into its buffer and once more by its UTF-8 output conversion,
-     * which on the view's thread is a third of the work of a chunk. */
+     * the output after what it wrote: through the writer every byte would
+     * be copied into its buffer and again by its UTF-8 output conversion,
+     * on the view's thread for the chunks other threads formatted. */
     if ((x->tag_open && write_raw(x, "\n", 1) < 0) || xmlTextWriterFlush(x->w) < 0)
         return -1;
     etl_out_write(p->out, bytes, n);
