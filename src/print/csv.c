@@ -81,13 +81,7 @@ static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
 /* Bytes that send a string from the file to csv_field: those that need
  * quoting and every byte of a multi-byte sequence (checked there). */
 static const bool csv_special[256] = {
-    [','] = true, ['"'] = true, ['\r'] = true, ['\n'] = true,
-#define S16(b) [b] = true, [b + 1] = true, [b + 2] = true, [b + 3] = true, \
-    [b + 4] = true, [b + 5] = true, [b + 6] = true, [b + 7] = true, [b + 8] = true, \
-    [b + 9] = true, [b + 10] = true, [b + 11] = true, [b + 12] = true, [b + 13] = true, \
-    [b + 14] = true, [b + 15] = true
-    S16(0x80), S16(0x90), S16(0xA0), S16(0xB0), S16(0xC0), S16(0xD0), S16(0xE0), S16(0xF0),
-#undef S16
+    [','] = true, ['"'] = true, ['\r'] = true, ['\n'] = true, ETL_BYTES_UTF8,
 };
 
 /* Copies string s[0..n) to q when it needs no quoting and no replacement

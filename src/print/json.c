@@ -68,19 +68,26 @@ static void json_string(struct etl_out *o, const char *str)
  * control characters and every byte of a multi-byte sequence (checked
  * there); 0 ends the string. */
 static const bool json_special[256] = {
-#define S16(b) [b] = true, [b + 1] = true, [b + 2] = true, [b + 3] = true, \
-    [b + 4] = true, [b + 5] = true, [b + 6] = true, [b + 7] = true, [b + 8] = true, \
-    [b + 9] = true, [b + 10] = true, [b + 11] = true, [b + 12] = true, [b + 13] = true, \
-    [b + 14] = true, [b + 15] = true
-    S16(0x00), S16(0x10), ['"'] = true, ['\\'] = true,
-    S16(0x80), S16(0x90), S16(0xA0), S16(0xB0), S16(0xC0), S16(0xD0), S16(0xE0), S16(0xF0),
-#undef S16
+    ETL_BYTES16(0x00), ETL_BYTES16(0x10), ['"'] = true, ['\\'] = true, ETL_BYTES_UTF8,
 };
 
 /* The longest string value written without json_string, and the room a
  * key and its value take at most on that path. */
 #define PLAIN_MAX 64
 #define KEY_MAX 64
+
+/* Formats a cell of another type (hex values, GUIDs, times) into buf and
+ * returns its length; *quoted says whether it is written as a JSON string:
+ * whatever etl_format_scalar does not call a number, and times whatever
+ * --time says. */
+static size_t json_scalar(struct etl_printer *p, const struct etl_column *c,
+                          const struct etl_value *v, char *buf, bool *quoted)
+{
+    bool num;
+    size_t n = etl_format_scalar(p, c, v, buf, &num);
+    *quoted = !num || c->type == ETL_COL_TIME;
+    return n;
+}
 
 /* Writes one cell as `"name":value` (after a comma unless first); the
  * usual cells (numbers, short strings that need no escape) go straight
@@ -130,12 +137,9 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
         case ETL_COL_FIELDS:
             break;
         default: {
-            /* Hex values, GUIDs and times (strings whatever --time says). */
-            bool num;
-            size_t n = etl_format_scalar(p, c, v, d + k + 1, &num);
-            if (c->type == ETL_COL_TIME)
-                num = false;
-            if (num) {
+            bool quoted;
+            size_t n = json_scalar(p, c, v, d + k + 1, &quoted);
+            if (!quoted) {
                 memmove(d + k, d + k + 1, n);
                 k += n;
             } else {
@@ -161,14 +165,12 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
         etl_fields_json(v->v.p, o);
     } else {
         char buf[64];
-        bool num;
-        size_t n = etl_format_scalar(p, c, v, buf, &num);
-        if (c->type == ETL_COL_TIME)
-            num = false;
-        if (!num)
+        bool quoted;
+        size_t n = json_scalar(p, c, v, buf, &quoted);
+        if (quoted)
             etl_out_putc(o, '"');
         etl_out_write(o, buf, n);
-        if (!num)
+        if (quoted)
             etl_out_putc(o, '"');
     }
 }

@@ -72,6 +72,17 @@ struct etl_value {
 #define ETL_CELL(row, i, member, val, has) \
     ((row)[i].v.member = (val), (row)[i].set = (has))
 
+/* Initializers of a bool table indexed by byte, for the bytes a printer's
+ * fast path leaves to its careful one: the sixteen from b on, and every
+ * byte of a multi-byte UTF-8 sequence (0x80-0xFF). */
+#define ETL_BYTES16(b) [b] = true, [b + 1] = true, [b + 2] = true, [b + 3] = true, \
+    [b + 4] = true, [b + 5] = true, [b + 6] = true, [b + 7] = true, [b + 8] = true, \
+    [b + 9] = true, [b + 10] = true, [b + 11] = true, [b + 12] = true, [b + 13] = true, \
+    [b + 14] = true, [b + 15] = true
+#define ETL_BYTES_UTF8 ETL_BYTES16(0x80), ETL_BYTES16(0x90), ETL_BYTES16(0xA0), \
+    ETL_BYTES16(0xB0), ETL_BYTES16(0xC0), ETL_BYTES16(0xD0), ETL_BYTES16(0xE0), \
+    ETL_BYTES16(0xF0)
+
 struct etl_printer;
 struct etl_file;
 
