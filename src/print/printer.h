@@ -12,6 +12,7 @@
 #ifndef ETLDUMP_PRINTER_H
 #define ETLDUMP_PRINTER_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -175,6 +176,15 @@ static inline int etl_print_row(struct etl_printer *p, const struct etl_value *v
 static inline int etl_print_status(const struct etl_printer *p)
 {
     return p->out->err ? -1 : 0;
+}
+
+/* Marks that memory ran out while writing (out->err is ENOMEM unless the
+ * output had already failed) and returns -1. */
+static inline int etl_print_nomem(struct etl_printer *p)
+{
+    if (!p->out->err)
+        p->out->err = ENOMEM;
+    return -1;
 }
 
 extern const struct etl_printer_ops etl_print_text, etl_print_csv,

@@ -8,7 +8,6 @@
  */
 #include "print/printer.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -337,14 +336,6 @@ static bool blank_build(struct etl_printer *p, struct blank_row *b)
     return true;
 }
 
-/* Ends a row that could not be written for want of memory. */
-static int text_nomem(struct etl_printer *p)
-{
-    if (!p->out->err)
-        p->out->err = ENOMEM;
-    return -1;
-}
-
 static void text_destroy(struct etl_printer *p)
 {
     struct blank_row *b = p->priv;
@@ -397,9 +388,9 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
     }
     struct blank_row *b = p->priv;
     if (!b && !t->vertical && !p->opt.with_filename && !(p->priv = b = calloc(1, sizeof *b)))
-        return text_nomem(p);
+        return etl_print_nomem(p);
     if (b && b->t != t && !blank_build(p, b))
-        return text_nomem(p);
+        return etl_print_nomem(p);
     char *d;
     if (!b || !b->usable || (d = etl_out_space(p->out, b->len)) == NULL) {
         text_cells(p, vals, 0, first);

@@ -28,7 +28,6 @@
  */
 #include "print/printer.h"
 
-#include <errno.h>
 #include <stdlib.h>
 
 #include <libxml/parser.h>
@@ -186,14 +185,6 @@ static int xml_close_cb(void *ctx)
     return 0;
 }
 
-/* Returns -1 after running out of memory (out->err set to ENOMEM). */
-static int xml_nomem(struct etl_printer *p)
-{
-    if (!p->out->err)
-        p->out->err = ENOMEM;
-    return -1;
-}
-
 /* Returns the printer's state, creating the writer on first use and starting
  * the document; NULL on failure (out->err is ENOMEM if memory ran out). */
 static struct xml_state *xml_get(struct etl_printer *p)
@@ -202,7 +193,7 @@ static struct xml_state *xml_get(struct etl_printer *p)
     if (!x) {
         x = calloc(1, sizeof *x);
         if (!x) {
-            xml_nomem(p);
+            etl_print_nomem(p);
             return NULL;
         }
         p->priv = x;
@@ -215,13 +206,13 @@ static struct xml_state *xml_get(struct etl_printer *p)
         xmlOutputBufferPtr ob =
             xmlOutputBufferCreateIO(xml_write_cb, xml_close_cb, p->out, NULL);
         if (!ob) {
-            xml_nomem(p);
+            etl_print_nomem(p);
             return NULL;
         }
         x->w = xmlNewTextWriter(ob); /* owns ob from here */
         if (!x->w) {
             xmlOutputBufferClose(ob);
-            xml_nomem(p);
+            etl_print_nomem(p);
             return NULL;
         }
         if (xmlTextWriterSetIndent(x->w, 1) < 0 ||
@@ -248,7 +239,7 @@ static int xml_attr_str(struct etl_printer *p, xmlTextWriterPtr w, const char *n
     char *heap;
     const char *s = xml_clean(str, buf, sizeof buf, &heap);
     if (!s)
-        return xml_nomem(p);
+        return etl_print_nomem(p);
     int rc = xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST s);
     free(heap);
     return rc < 0 ? -1 : 0;
@@ -528,15 +519,15 @@ static int xml_row(struct etl_printer *p, const struct etl_value *vals)
     if (!x || x->finished || !t)
         return -1;
     if (p->fork) /* into the fork's memory output, as it is */
-        return xml_compose(p, x, t, vals, p->out) < 0 ? xml_nomem(p) : etl_print_status(p);
+        return xml_compose(p, x, t, vals, p->out) < 0 ? etl_print_nomem(p) : etl_print_status(p);
     if (!x->row_ok) {
         if (!etl_out_init_mem(&x->row, 4096))
-            return xml_nomem(p);
+            return etl_print_nomem(p);
         x->row_ok = true;
     }
     etl_out_reset(&x->row);
     if (xml_compose(p, x, t, vals, &x->row) < 0)
-        return xml_nomem(p);
+        return etl_print_nomem(p);
     /* Rows are written inside <file>; one outside it (not expected) is
      * indented one level less. */
     size_t skip = x->in_file ? 0 : INDENT_LEN;
@@ -616,7 +607,7 @@ void etl_library_end(void)
  * failure counted on this thread ends the output as out of memory. */
 static int checked(struct etl_printer *p, int rc)
 {
-    return etl_xml_failures() != 0 ? xml_nomem(p) : rc;
+    return etl_xml_failures() != 0 ? etl_print_nomem(p) : rc;
 }
 
 static int op_begin_file(struct etl_printer *p, const char *path)
