@@ -468,10 +468,12 @@ static bool pipe_start(struct etl_pipe *pp)
 {
     pp->nring = 2 * (size_t)pp->threads + 2;
     pp->ring = aligned_alloc(LINE, pp->nring * sizeof *pp->ring);
-    pp->w = calloc(pp->threads, sizeof *pp->w);
-    if (!pp->ring || !pp->w)
+    if (!pp->ring)
         return false;
-    memset(pp->ring, 0, pp->nring * sizeof *pp->ring);
+    memset(pp->ring, 0, pp->nring * sizeof *pp->ring); /* before anything can fail */
+    pp->w = calloc(pp->threads, sizeof *pp->w);
+    if (!pp->w)
+        return false;
     size_t lines = (pp->ctx_size / LINE + 1) * LINE;
     for (unsigned i = 0; i < pp->threads; i++) {
         if (!(pp->w[i].ctx = aligned_alloc(LINE, lines)))
