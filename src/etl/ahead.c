@@ -18,6 +18,7 @@
  *
  * Only files read in place (mapped, or a memory block) are read ahead: the
  * helpers never read the file through a descriptor the reader also uses.
+ * The reader maps every file with compressed buffers for them (reader.c).
  */
 #include "etl/internal.h"
 

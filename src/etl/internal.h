@@ -70,15 +70,28 @@ struct etl_file {
     struct etl_ahead *ahead;  /* during such a walk: buffers decompressed ahead */
 };
 
+/* How regular files are read (reader.c): ETL_READ_CHOOSE by the rule there
+ * (by copying, or mapped: files with compressed buffers, or with large
+ * buffers on many CPUs); the tests set ETL_READ_COPY or ETL_READ_MAP to read
+ * a file each way and compare. */
+enum etl_read_way { ETL_READ_CHOOSE, ETL_READ_COPY, ETL_READ_MAP };
+extern enum etl_read_way etl_read_way;
+
 /* A loaded buffer: its bytes (decompressed) and the range holding events. */
 struct etl_loaded {
     struct etl_buffer b;      /* the buffer's header fields */
-    const uint8_t *bytes;     /* the buffer, header included: mem, or in the file's
-                               * mapping or memory block */
-    uint8_t *mem;             /* a copy or decompression of the buffer */
+    const uint8_t *bytes;     /* the buffer, header included: mem, raw, or in the
+                               * file's mapping or memory block */
+    uint8_t *mem;             /* the buffer decompressed */
     size_t cap;
-    uint8_t *zin;             /* compressed bytes as read from the file */
+    uint8_t *zin;             /* the buffer as read by copying (compressed or not) */
     size_t zcap;
+    const uint8_t *raw;       /* read by copying: the buffer's first have bytes, */
+    size_t have;              /* read with its header, in zin or in win */
+    bool windowed;            /* loads come in file order: read several at once */
+    uint8_t *win;             /* then the bytes of [win_off, win_off + win_len) */
+    size_t wcap, win_len;
+    uint64_t win_off;
     size_t end;               /* events lie in [0x48, end) */
 };
 
@@ -113,8 +126,9 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
 /* Frees a loaded buffer's memory. */
 void etl_loaded_free(struct etl_loaded *l);
 
-/* The file's mapping (map.c). etl_map_open maps f->fd, f->file_size bytes
- * (false: read by copying); etl_map_close unmaps; etl_map_release hands
+/* The file's mapping (map.c), for the files the reader maps rather than
+ * copies (reader.c). etl_map_open maps f->fd, f->file_size bytes (false:
+ * read by copying); etl_map_close unmaps; etl_map_release hands
  * back the pages of a range read; etl_map_shrunk returns true, with the
  * offset, once a page past the end of the file was touched. */
 bool etl_map_open(struct etl_file *f);
@@ -122,7 +136,8 @@ void etl_map_close(struct etl_file *f);
 void etl_map_release(const struct etl_file *f, uint64_t off, uint64_t len);
 bool etl_map_shrunk(const struct etl_file *f, uint64_t *at);
 
-/* Reports once that the mapped file shrank while it was read. */
+/* Reports once that the mapped file shrank while it was read (a file read
+ * by copying says so where a read comes short). */
 void etl_check_shrunk(struct etl_file *f);
 
 /* Reports a damaged record at offset off of buffer b; the rest of the buffer

@@ -1,6 +1,8 @@
 /*
  * map.c - regular files read through a read-only mapping of the whole file
- * instead of copies, and what happens when a mapped file shrinks.
+ * instead of copies (those the reader maps: with compressed buffers, or
+ * with large buffers on many CPUs; see map_is_better in reader.c), and what
+ * happens when a mapped file shrinks.
  *
  * A page of a mapping past the end of its file (one truncated while it is
  * read) raises SIGBUS when touched. A handler, installed once with the

@@ -203,34 +203,41 @@ bool etl_file_is_nomem(const struct etl_file *f)
 
 /* ---- reading ----------------------------------------------------------------- */
 
-/* Reads exactly n bytes at off; false on a short read or an error. A mapped
- * file is read with pread here: the index reads every buffer's header, and
- * touching each through the mapping would map the whole file at once. */
-static bool read_at(const struct etl_file *f, void *buf, size_t n, uint64_t off)
+/* Reads up to n bytes at off into buf, fewer only where the file ends or
+ * on an error; returns the bytes read (errno set when fewer: EIO where the
+ * file ended). */
+static size_t read_upto(const struct etl_file *f, void *buf, size_t n, uint64_t off)
 {
     if (f->mem && !f->map_len) {
         if (off > f->file_size || n > f->file_size - off) {
             errno = EIO;
-            return false;
+            return 0;
         }
         memcpy(buf, f->mem + off, n);
-        return true;
+        return n;
     }
     uint8_t *p = buf;
-    while (n > 0) {
-        ssize_t r = pread(f->fd, p, n, (off_t)off);
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(f->fd, p + done, n - done, (off_t)(off + done));
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
             if (r == 0)
                 errno = EIO; /* the file shrank under us */
-            return false;
+            break;
         }
-        p += r;
-        n -= (size_t)r;
-        off += (uint64_t)r;
+        done += (size_t)r;
     }
-    return true;
+    return done;
+}
+
+/* Reads exactly n bytes at off; false on a short read or an error. The
+ * index reads every buffer's header this way, before the file is mapped if
+ * it is to be: touching each through a mapping would map the whole file. */
+static bool read_at(const struct etl_file *f, void *buf, size_t n, uint64_t off)
+{
+    return read_upto(f, buf, n, off) == n;
 }
 
 void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buffer *b)
@@ -397,6 +404,41 @@ static void release(struct etl_file *f)
     free(f);
 }
 
+enum etl_read_way etl_read_way = ETL_READ_CHOOSE;
+
+/* Copies of the buffers of all the CPUs at once, at most: past that a file
+ * is mapped rather than read by copying. */
+#define COPY_MAX (16u * 1024u * 1024u)
+
+/* Whether to read the indexed file f through a mapping (map.c) rather than
+ * by copying each buffer with pread. Copying is the rule: it costs a system
+ * call and a copy a buffer, where a mapping costs a page fault every few
+ * pages, and on some machines (virtual ones) a fault costs many times a
+ * copy: --stats on a 1 GB file just written took 0.22 s copied and 0.83 s
+ * mapped on the 2-core virtual machine of the README's benchmarks, and
+ * mapped was faster (0.19 s) only while the page cache held the file in
+ * 2 MiB pages. Files
+ * with compressed buffers are mapped, for the helpers that decompress
+ * ahead read them in place (ahead.c), and so are those whose copies, one
+ * buffer for each CPU's stream, would take more than COPY_MAX. */
+static bool map_is_better(const struct etl_file *f)
+{
+    if (etl_read_way != ETL_READ_CHOOSE)
+        return etl_read_way == ETL_READ_MAP;
+    if (f->totals.compressed > 0)
+        return true;
+    uint8_t seen[ETL_MAX_CPUS / 8] = { 0 };
+    uint64_t cpus = 0;
+    for (size_t i = 0; i < f->nents; i++) {
+        unsigned c = ETL_ENT_CPU(&f->ents[i]);
+        if (!(seen[c / 8] & (1u << (c % 8)))) {
+            seen[c / 8] = (uint8_t)(seen[c / 8] | (1u << (c % 8)));
+            cpus++;
+        }
+    }
+    return cpus * f->max_buf > COPY_MAX;
+}
+
 /* Reads the header and the index of a file whose source is set up. */
 static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st)
 {
@@ -411,6 +453,8 @@ static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st
         release(f);
         return NULL;
     }
+    if (f->fd >= 0 && !f->mem && map_is_better(f))
+        etl_map_open(f); /* else read by copying */
     *st = ETL_OPEN_OK;
     return f;
 }
@@ -523,7 +567,6 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
     f->fd = fd;
     f->own_fd = own >= 0;
     f->file_size = (uint64_t)sb.st_size;
-    etl_map_open(f); /* else read by copying */
     return finish_open(f, st);
 }
 
@@ -614,20 +657,93 @@ static bool reserve(uint8_t **mem, size_t *cap, size_t n)
     return true;
 }
 
-/* Reads the header of the buffer an index entry names into *b; false after
- * reporting a problem. */
-static bool entry_header(struct etl_file *f, const struct etl_bufent *e,
-                         struct etl_buffer *b)
+/* Reports that reading by copying failed at off (what: "buffer" or
+ * "buffer header"). A read that came short because the file is now shorter
+ * than at open is the file shrinking: said once, as for a mapped file (at
+ * the new end of the file), and the buffers past the end are skipped
+ * without a word each. */
+static void copy_failed(struct etl_file *f, uint64_t off, const char *what)
 {
+    int e = errno;
+    struct stat sb;
+    if (e == EIO && f->fd >= 0 && fstat(f->fd, &sb) == 0 &&
+        (uint64_t)sb.st_size < f->file_size) {
+        if (!f->shrink_reported)
+            etl_report(f, (uint64_t)sb.st_size,
+                       "the file shrank while it was read (from %llu bytes to %lld): "
+                       "buffers past this offset were not read",
+                       (unsigned long long)f->file_size, (long long)sb.st_size);
+        f->shrink_reported = true;
+        return;
+    }
+    etl_report(f, off, "cannot read %s: %s", what, strerror(e));
+}
+
+/* Bytes a walk in file order reads at once when reading by copying: the
+ * buffers that follow come from them, a system call fewer each. */
+#define WINDOW (1u << 20)
+/* Bytes of a buffer read with its header at most: past them only the bytes
+ * up to the end of its events are read (a large buffer may hold few). */
+#define FIRST_READ (64u * 1024u)
+
+/* Reads, by copying, want bytes of the buffer at off (fewer where the file
+ * ends) and points l->raw and l->have at them: into l->zin, or for a walk
+ * in file order from the window of bytes read at once, read anew from off
+ * when it does not hold them. */
+static void read_raw(struct etl_file *f, uint64_t off, size_t want, struct etl_loaded *l)
+{
+    if (l->windowed) {
+        if (off < l->win_off || off - l->win_off > l->win_len ||
+            l->win_len - (off - l->win_off) < want) {
+            size_t w = want > WINDOW ? want : WINDOW;
+            if (w > f->file_size - off)
+                w = (size_t)(f->file_size - off);
+            l->win_len = 0;
+            if (!reserve(&l->win, &l->wcap, w)) {
+                f->nomem = true;
+                return;
+            }
+            l->win_off = off;
+            l->win_len = read_upto(f, l->win, w, off);
+        }
+        size_t at = (size_t)(off - l->win_off);
+        l->raw = l->win + at;
+        l->have = l->win_len - at < want ? l->win_len - at : want;
+        return;
+    }
+    if (!reserve(&l->zin, &l->zcap, want)) {
+        f->nomem = true;
+        return;
+    }
+    l->raw = l->zin;
+    l->have = read_upto(f, l->zin, want, off);
+}
+
+/* Reads the header of the buffer an index entry names into l->b; false
+ * after reporting a problem. A file read by copying has the buffer read
+ * with it (read_raw): its first FIRST_READ bytes at most, where the file
+ * has them. */
+static bool entry_header(struct etl_file *f, const struct etl_bufent *e, struct etl_loaded *l)
+{
+    struct etl_buffer *b = &l->b;
     uint64_t off = ETL_ENT_OFFSET(e);
-    uint8_t h[ETL_BUF_HEADER_SIZE];
+    l->have = 0;
     if (f->mem) { /* the index holds no buffer whose header runs past the file */
         etl_decode_buffer_header(f->mem + off, off, b);
-    } else if (!read_at(f, h, sizeof h, off)) {
-        etl_report(f, off, "cannot read buffer header: %s", strerror(errno));
-        return false;
     } else {
-        etl_decode_buffer_header(h, off, b);
+        size_t want = f->max_buf < FIRST_READ ? f->max_buf : FIRST_READ;
+        if (want > f->file_size - off)
+            want = (size_t)(f->file_size - off);
+        if (want < ETL_BUF_HEADER_SIZE)
+            want = ETL_BUF_HEADER_SIZE;
+        read_raw(f, off, want, l);
+        if (f->nomem)
+            return false;
+        if (l->have < ETL_BUF_HEADER_SIZE) {
+            copy_failed(f, off, "buffer header");
+            return false;
+        }
+        etl_decode_buffer_header(l->raw, off, b);
     }
     if (b->size > f->file_size - off) {
         b->size = (uint32_t)(f->file_size - off);
@@ -650,22 +766,30 @@ void etl_check_shrunk(struct etl_file *f)
 }
 
 /* Reads the n bytes at the buffer's offset: in place when the file is
- * mapped or a memory block, else into *mem. NULL after reporting a problem
- * or running out of memory. */
+ * mapped or a memory block, else those read with the header (entry_header)
+ * and, past them, the rest into l->zin. NULL after reporting a problem or
+ * running out of memory. */
 static const uint8_t *buffer_bytes(struct etl_file *f, const struct etl_buffer *b, size_t n,
-                                   uint8_t **mem, size_t *cap)
+                                   struct etl_loaded *l)
 {
     if (f->mem)
         return f->mem + b->offset; /* within the file: the index checked it */
-    if (!reserve(mem, cap, n)) {
+    if (l->have >= n)
+        return l->raw;
+    bool in_zin = l->raw == l->zin;
+    if (!reserve(&l->zin, &l->zcap, n)) { /* realloc: what zin holds stays */
         f->nomem = true;
         return NULL;
     }
-    if (!read_at(f, *mem, n, b->offset)) {
-        etl_report(f, b->offset, "cannot read buffer: %s", strerror(errno));
+    if (!in_zin) /* in the window: the part read moves to zin */
+        memcpy(l->zin, l->raw, l->have);
+    l->raw = l->zin;
+    if (!read_at(f, l->zin + l->have, n - l->have, b->offset + l->have)) {
+        copy_failed(f, b->offset + l->have, "buffer");
         return NULL;
     }
-    return *mem;
+    l->have = n;
+    return l->zin;
 }
 
 /* Reads and decompresses compressed buffer l->b (of index entry e) into l;
@@ -694,7 +818,7 @@ static bool inflate_buffer(struct etl_file *f, const struct etl_bufent *e,
         f->nomem = true;
         return false;
     }
-    const uint8_t *z = buffer_bytes(f, b, b->size, &l->zin, &l->zcap);
+    const uint8_t *z = buffer_bytes(f, b, b->size, l);
     if (!z)
         return false;
     size_t used = 0;
@@ -743,7 +867,7 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
     struct etl_buffer *b = &l->b;
     etl_check_shrunk(f);
     l->end = ETL_BUF_HEADER_SIZE;
-    if (!entry_header(f, e, b))
+    if (!entry_header(f, e, l))
         return false;
     count_mapped(f, b->size);
     if (b->flags & ETL_BUF_FLAG_COMPRESSED)
@@ -761,7 +885,7 @@ bool etl_load_buffer(struct etl_file *f, const struct etl_bufent *e, struct etl_
     }
     if (end < ETL_BUF_HEADER_SIZE)
         end = ETL_BUF_HEADER_SIZE;
-    l->bytes = buffer_bytes(f, b, end, &l->mem, &l->cap);
+    l->bytes = buffer_bytes(f, b, end, l);
     if (!l->bytes)
         return false;
     l->end = end;
@@ -773,6 +897,7 @@ void etl_loaded_free(struct etl_loaded *l)
 {
     free(l->mem);
     free(l->zin);
+    free(l->win);
     memset(l, 0, sizeof *l);
 }
 
@@ -842,6 +967,7 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
 {
     struct etl_loaded l;
     memset(&l, 0, sizeof l);
+    l.windowed = true; /* the index is in file order */
     /* Other threads decompress the buffers ahead (not inside another walk). */
     bool ahead = false;
     if (!f->ahead) {

@@ -4,6 +4,8 @@
  * filler, damaged records) and the per-CPU order and merge.
  */
 #include <check.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,8 @@
 
 #include "cursor.h"
 #include "etl/etl.h"
+#include "etl/internal.h"
+#include "etlw.h"
 #include "fmt.h"
 
 /* --- a little byte builder ---------------------------------------------- */
@@ -618,6 +622,214 @@ START_TEST(file_damage)
 }
 END_TEST
 
+/* ---- read by copying or mapped ------------------------------------------ */
+
+/* FNV-1a over n bytes, on top of h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001B3ull;
+    return h;
+}
+
+/* What a reading saw: its events and its problems, each folded into a hash. */
+struct seen {
+    uint64_t events, ev_hash;
+    uint64_t problems, pr_hash;
+};
+
+static bool seen_event(void *ctx, const struct etl_event *ev)
+{
+    struct seen *x = ctx;
+    uint64_t h = x->ev_hash;
+    h = fnv(h, &ev->ts, sizeof ev->ts);
+    h = fnv(h, &ev->buffer_offset, sizeof ev->buffer_offset);
+    h = fnv(h, &ev->event_offset, sizeof ev->event_offset);
+    h = fnv(h, &ev->cpu, sizeof ev->cpu);
+    h = fnv(h, &ev->hook_id, sizeof ev->hook_id);
+    h = fnv(h, &ev->data_len, sizeof ev->data_len);
+    x->ev_hash = fnv(h, ev->data, ev->data_len);
+    x->events++;
+    return true;
+}
+
+static void seen_problem(void *ctx, uint64_t offset, const char *msg)
+{
+    struct seen *x = ctx;
+    x->pr_hash = fnv(fnv(x->pr_hash, &offset, sizeof offset), msg, strlen(msg));
+    x->problems++;
+}
+
+/* Reads path the given way, in file order (with threads) and merged in time
+ * order, into x[0] and x[1]. */
+static void read_way(const char *path, enum etl_read_way way, unsigned threads,
+                     struct seen x[2], void (*after_open)(const char *path, bool undo))
+{
+    memset(x, 0, 2 * sizeof *x);
+    etl_read_way = way;
+    for (int k = 0; k < 2; k++) {
+        struct etl_diag d = { seen_problem, NULL, NULL, NULL, &x[k] };
+        enum etl_open_status st;
+        struct etl_file *f = etl_open_path(path, &d, &st);
+        ck_assert_msg(f != NULL, "%s: open status %d", path, (int)st);
+        if (after_open)
+            after_open(path, false);
+        ck_assert_msg((f->map_len != 0) == (way == ETL_READ_MAP), "%s: read %s", path,
+                      f->map_len ? "mapped" : "by copying");
+        if (k == 0) {
+            etl_file_set_threads(f, threads);
+            etl_walk_file(f, seen_event, &x[k]);
+        } else {
+            struct etl_streams *s = etl_streams_new(f);
+            ck_assert_ptr_nonnull(s);
+            etl_merge_events(s, seen_event, &x[k]);
+            etl_streams_free(s);
+        }
+        ck_assert_uint_eq(etl_file_problems(f), x[k].problems);
+        etl_close(f);
+        if (after_open)
+            after_open(path, true); /* as it was for the next open */
+    }
+    etl_read_way = ETL_READ_CHOOSE;
+}
+
+/* The same events and the same problems read by copying and mapped; with
+ * at least min_events events and min_problems problems (after_open, when
+ * not NULL, changes the file once it is open, and undoes that after). */
+static void same_both_ways(const char *path, uint64_t min_events, uint64_t min_problems,
+                           void (*after_open)(const char *path, bool undo))
+{
+    struct seen c[2], m[2], m3[2];
+    read_way(path, ETL_READ_COPY, 1, c, after_open);
+    read_way(path, ETL_READ_MAP, 1, m, after_open);
+    read_way(path, ETL_READ_MAP, 3, m3, after_open); /* compressed: decompressed ahead */
+    for (int k = 0; k < 2; k++) {
+        ck_assert_msg(c[k].events >= min_events, "%s: %llu events", path,
+                      (unsigned long long)c[k].events);
+        ck_assert_msg(c[k].problems >= min_problems, "%s: %llu problems", path,
+                      (unsigned long long)c[k].problems);
+        ck_assert_msg(c[k].events == m[k].events && c[k].ev_hash == m[k].ev_hash,
+                      "%s: events differ, copied %llu, mapped %llu", path,
+                      (unsigned long long)c[k].events, (unsigned long long)m[k].events);
+        ck_assert_msg(c[k].problems == m[k].problems && c[k].pr_hash == m[k].pr_hash,
+                      "%s: problems differ, copied %llu, mapped %llu", path,
+                      (unsigned long long)c[k].problems, (unsigned long long)m[k].problems);
+        ck_assert_uint_eq(m3[k].events, m[k].events);
+        ck_assert_uint_eq(m3[k].ev_hash, m[k].ev_hash);
+        ck_assert_uint_eq(m3[k].pr_hash, m[k].pr_hash);
+    }
+}
+
+/* Writes a trace of n switches on 4 CPUs to path, in buffers of bufsize
+ * bytes: compact batches and CSwitch events, plain, compressed or circular. */
+static void write_trace(const char *path, int n, uint32_t bufsize, bool compress,
+                        bool circular)
+{
+    struct etlw_config cfg;
+    etlw_config_defaults(&cfg);
+    cfg.ncpus = 4;
+    cfg.buffer_size = bufsize;
+    cfg.uses_compact = true;
+    cfg.compress = compress;
+    cfg.circular = circular;
+    char err[200];
+    struct etlw *w = etlw_open(path, &cfg, err, sizeof err);
+    ck_assert_msg(w != NULL, "%s", err);
+    for (int i = 0; i < n; i++) {
+        struct etlw_switch sw;
+        memset(&sw, 0, sizeof sw);
+        sw.cpu = (uint16_t)(i % 4);
+        sw.ts = 100000 + 37 * (int64_t)i;
+        sw.old_tid = (uint32_t)(100 + i % 13);
+        sw.new_tid = (uint32_t)(100 + (i + 4) % 13);
+        sw.old_state = 5;
+        sw.old_wait_reason = (uint8_t)(i % 7);
+        sw.old_priority = 8;
+        sw.old_base_priority = 8;
+        sw.new_wait_time = (uint32_t)(i % 5);
+        int r = i % 3 ? etlw_add_compact(w, &sw) : etlw_add_cswitch(w, &sw);
+        ck_assert_int_eq(r, 0);
+    }
+    ck_assert_msg(etlw_close(w, NULL, err, sizeof err) == 0, "%s", err);
+}
+
+/* Overwrites n bytes of path at off with v. */
+static void smash(const char *path, off_t off, const void *v, size_t n)
+{
+    int fd = open(path, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pwrite(fd, v, n, off), (ssize_t)n);
+    close(fd);
+}
+
+/* Makes the third buffer of path claim 12 KiB, its events running on to
+ * 8 KiB: larger than any buffer when the file was indexed; or undoes it. */
+static void grow_buffer(const char *path, bool undo)
+{
+    static const uint8_t grown[8] = { 0x00, 0x30, 0, 0, 0x00, 0x20, 0, 0 };
+    static uint8_t was[8];
+    if (undo) {
+        smash(path, 4096 * 2, was, sizeof was);
+        return;
+    }
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pread(fd, was, sizeof was, 4096 * 2), (ssize_t)sizeof was);
+    close(fd);
+    smash(path, 4096 * 2, grown, sizeof grown);
+}
+
+START_TEST(read_copied_or_mapped)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/reader-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    /* Small buffers plain, compressed and circular; large ones, of which
+     * the reader reads a first part with the header, then the rest. */
+    for (int kind = 0; kind < 4; kind++) {
+        int n = kind == 3 ? 40000 : 6000;
+        write_trace(path, n, kind == 3 ? 0x30000 : 4096, kind == 1, kind == 2);
+        same_both_ways(path, (uint64_t)n / 3, 0, NULL);
+        /* Damage: event headers and buffer headers, and a cut last buffer
+         * (or, compressed, a cut stream). */
+        struct stat sb;
+        ck_assert_int_eq(stat(path, &sb), 0);
+        static const uint8_t junk[4] = { 0xFF, 0x7F, 0x01, 0xF0 };
+        for (off_t at = 4096 + 0x48 + 8; at + 4 < sb.st_size; at += 4096 * 3 + 1000)
+            smash(path, at, junk, sizeof junk);
+        smash(path, 4096 * 2 + 4, junk, sizeof junk);         /* SavedOffset */
+        smash(path, 4096 * 4 + 0x30, junk + 1, sizeof junk - 1); /* Offset */
+        ck_assert_int_eq(truncate(path, sb.st_size - 1500), 0);
+        same_both_ways(path, 1000, 1, NULL);
+        if (kind == 0) /* a buffer grows past the largest the index saw */
+            same_both_ways(path, 1000, 3, grow_buffer);
+    }
+    unlink(path);
+    /* The real traces, where they are. */
+    static const char *const real[] = {
+        "airbus-amsi.etl", "airbus-lxcore.etl", "dnperf-dynamicevents.etl",
+        "hw3d-trace.etl", "jl-perfview.etl", "msbuild-perfview-ptr4.etl",
+        "pv-diaghub-kernel.etl", "pv-diaghub-user-injected.etl",
+        "pv-gcevents-circular.etl", "pv-gcrundown.etl", "pv-primitive-types.etl",
+        "pv-selfdescribing.etl", "pyetw-out.etl",
+    };
+    const char *shared = getenv("ETLDUMP_SHARED");
+    for (size_t k = 0; k < sizeof real / sizeof real[0]; k++) {
+        snprintf(path, sizeof path, "%s/samples/real/%s", shared ? shared : "../shared",
+                 real[k]);
+        if (access(path, R_OK) != 0) {
+            printf("test_reader: skipped %s: not found (the real traces live beside the "
+                   "project in shared/samples/real)\n", path);
+            continue;
+        }
+        same_both_ways(path, 1, 0, NULL);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
@@ -634,6 +846,7 @@ int main(void)
     tcase_add_test(tc, file_order_and_merge);
     tcase_add_test(tc, file_damage);
     tcase_add_test(tc, scopes);
+    tcase_add_test(tc, read_copied_or_mapped);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
