@@ -19,6 +19,7 @@
 #include "decode/payload.h"
 #include "decode/tracelogging.h"
 #include "fields.h"
+#include "realtraces.h"
 
 static struct etl_fields fl;
 static struct etl_ktable kt;
@@ -613,24 +614,12 @@ static bool walk(void *ctx, const struct etl_event *ev)
 
 START_TEST(real_traces)
 {
-    static const char *const files[] = {
-        "airbus-amsi.etl", "airbus-lxcore.etl", "dnperf-dynamicevents.etl",
-        "hw3d-trace.etl", "jl-perfview.etl", "msbuild-perfview-ptr4.etl",
-        "pv-diaghub-kernel.etl", "pv-diaghub-user-injected.etl",
-        "pv-gcevents-circular.etl", "pv-gcrundown.etl", "pv-primitive-types.etl",
-        "pv-selfdescribing.etl", "pyetw-out.etl",
-    };
-    const char *shared = getenv("ETLDUMP_SHARED");
     unsigned long all = 0, all_named = 0, all_decoded = 0;
-    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+    const char *name;
+    for (size_t k = 0; (name = real_trace(k)) != NULL; k++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/samples/real/%s", shared ? shared : "../shared",
-                 files[k]);
-        if (access(path, R_OK) != 0) {
-            printf("test_fields: skipped %s: not found (the real traces live beside the "
-                   "project in shared/samples/real)\n", path);
+        if (!real_trace_path("test_fields", name, path, sizeof path))
             continue;
-        }
         enum etl_open_status st;
         struct etl_file *f = etl_open_path(path, NULL, &st);
         ck_assert_int_eq(st, ETL_OPEN_OK);
@@ -643,12 +632,12 @@ START_TEST(real_traces)
         etl_payload_free(x.pl);
         etl_close(f);
         printf("test_fields: %-30s events %6lu named %6lu decoded %6lu (%.1f%%), "
-               "no public layout %lu\n", files[k], x.events, x.named, x.decoded,
+               "no public layout %lu\n", name, x.events, x.named, x.decoded,
                x.events ? 100.0 * (double)x.decoded / (double)x.events : 0.0, x.no_layout);
         ck_assert_uint_eq(x.overrun, 0);
         /* What is not decoded is only what no public layout describes. */
         ck_assert_msg(x.other == 0, "%s: %lu events neither decoded nor of a kind listed "
-                      "as having no public layout", files[k], x.other);
+                      "as having no public layout", name, x.other);
         /* Every Process, Thread and Image event is named and decoded. */
         ck_assert_uint_eq(x.pti_ok, x.pti);
         all += x.events;

@@ -14,6 +14,7 @@
 
 #include "decode/dispatch.h"
 #include "decode/procmap.h"
+#include "realtraces.h"
 
 /* Adds a thread record. */
 static void thr(struct etl_procmap *m, int64_t ts, enum etl_pt_op op, uint32_t pid,
@@ -351,16 +352,9 @@ static bool real_event(void *vctx, const struct etl_event *ev)
 static bool check_real(const char *name, unsigned long *nthreads, unsigned long *nprocs,
                        size_t *lifetimes)
 {
-    const char *shared = getenv("ETLDUMP_SHARED");
     char path[512];
-    snprintf(path, sizeof path, "%s/samples/real/%s", shared ? shared : "../shared", name);
-    FILE *probe = fopen(path, "rb");
-    if (!probe) {
-        printf("test_procmap: skipped %s: %s not found (the real traces live beside the "
-               "project in shared/samples/real)\n", name, path);
+    if (!real_trace_path("test_procmap", name, path, sizeof path))
         return false;
-    }
-    fclose(probe);
     enum etl_open_status st;
     struct etl_file *f = etl_open_path(path, NULL, &st);
     ck_assert_int_eq(st, ETL_OPEN_OK);

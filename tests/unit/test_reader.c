@@ -17,6 +17,7 @@
 #include "etl/internal.h"
 #include "etlw.h"
 #include "fmt.h"
+#include "realtraces.h"
 
 /* --- a little byte builder ---------------------------------------------- */
 
@@ -809,22 +810,10 @@ START_TEST(read_copied_or_mapped)
     }
     unlink(path);
     /* The real traces, where they are. */
-    static const char *const real[] = {
-        "airbus-amsi.etl", "airbus-lxcore.etl", "dnperf-dynamicevents.etl",
-        "hw3d-trace.etl", "jl-perfview.etl", "msbuild-perfview-ptr4.etl",
-        "pv-diaghub-kernel.etl", "pv-diaghub-user-injected.etl",
-        "pv-gcevents-circular.etl", "pv-gcrundown.etl", "pv-primitive-types.etl",
-        "pv-selfdescribing.etl", "pyetw-out.etl",
-    };
-    const char *shared = getenv("ETLDUMP_SHARED");
-    for (size_t k = 0; k < sizeof real / sizeof real[0]; k++) {
-        snprintf(path, sizeof path, "%s/samples/real/%s", shared ? shared : "../shared",
-                 real[k]);
-        if (access(path, R_OK) != 0) {
-            printf("test_reader: skipped %s: not found (the real traces live beside the "
-                   "project in shared/samples/real)\n", path);
+    const char *name;
+    for (size_t k = 0; (name = real_trace(k)) != NULL; k++) {
+        if (!real_trace_path("test_reader", name, path, sizeof path))
             continue;
-        }
         same_both_ways(path, 1, 0, NULL);
     }
 }
