@@ -657,6 +657,17 @@ static bool reserve(uint8_t **mem, size_t *cap, size_t n)
     return true;
 }
 
+/* Reports, once, that the file shrank while it was read: at offset at, to
+ * now bytes (-1: unknown), and what became of what lay past it (then). */
+static void report_shrunk(struct etl_file *f, uint64_t at, long long now, const char *then)
+{
+    if (f->shrink_reported)
+        return;
+    f->shrink_reported = true;
+    etl_report(f, at, "the file shrank while it was read (from %llu bytes to %lld): %s",
+               (unsigned long long)f->file_size, now, then);
+}
+
 /* Reports that reading by copying failed at off (what: "buffer" or
  * "buffer header"). A read that came short because the file is now shorter
  * than at open is the file shrinking: said once, as for a mapped file (at
@@ -668,12 +679,8 @@ static void copy_failed(struct etl_file *f, uint64_t off, const char *what)
     struct stat sb;
     if (e == EIO && f->fd >= 0 && fstat(f->fd, &sb) == 0 &&
         (uint64_t)sb.st_size < f->file_size) {
-        if (!f->shrink_reported)
-            etl_report(f, (uint64_t)sb.st_size,
-                       "the file shrank while it was read (from %llu bytes to %lld): "
-                       "buffers past this offset were not read",
-                       (unsigned long long)f->file_size, (long long)sb.st_size);
-        f->shrink_reported = true;
+        report_shrunk(f, (uint64_t)sb.st_size, (long long)sb.st_size,
+                      "buffers past this offset were not read");
         return;
     }
     etl_report(f, off, "cannot read %s: %s", what, strerror(e));
@@ -757,12 +764,9 @@ void etl_check_shrunk(struct etl_file *f)
     uint64_t at;
     if (f->shrink_reported || !etl_map_shrunk(f, &at))
         return;
-    f->shrink_reported = true;
     struct stat sb;
     long long now = fstat(f->fd, &sb) == 0 ? (long long)sb.st_size : -1;
-    etl_report(f, at, "the file shrank while it was read (from %llu bytes to %lld): "
-               "what lies past this offset was read as zeros",
-               (unsigned long long)f->file_size, now);
+    report_shrunk(f, at, now, "what lies past this offset was read as zeros");
 }
 
 /* Reads the n bytes at the buffer's offset: in place when the file is
