@@ -85,6 +85,10 @@ bool etl_meta_is_metadata(const struct etl_event *ev);
 /* True when ev is an EventSource manifest event. */
 bool etl_meta_is_manifest(const struct etl_event *ev);
 
+/* True when ev's header is that of an EventSource manifest event: what
+ * etl_meta_is_manifest checks before it looks at the payload. */
+bool etl_meta_maybe_manifest(const struct etl_event *ev);
+
 /* Pre-pass: when ev is an EventMetadata TRACE_EVENT_INFO event, or the last
  * chunk of an EventSource manifest, keeps the descriptions it holds (a later
  * one for the same event replaces nothing: the first wins). Returns true

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "decode/dispatch.h"
+#include "decode/metadata.h"
 #include "decode/payload.h"
 #include "decode/process.h"
 #include "pipeline.h"
@@ -60,6 +61,7 @@ static const struct etl_table events_no_fields = { "event", event_cols, E_FIELDS
 struct ev_item {
     struct etl_event ev;
     const char *name;              /* --no-fields: its name (or NULL) */
+    bool name_later;               /* --no-fields: name is found by render_event */
     bool pt_problem;               /* its Process/Thread record reported one */
     struct etl_value pt[PT_COUNT];
 };
@@ -198,6 +200,8 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
     struct etl_value v[E_COUNT];
     memcpy(v + PT_FIRST, it->pt, sizeof it->pt);
     const char *name = it->name;
+    if (it->name_later)
+        name = etl_payload_name(x->dec[job->thread], ev);
     if (!x->o->no_fields) {
         struct etl_payload *dec = x->dec[job->thread];
         size_t at;
@@ -256,8 +260,16 @@ static bool event_row(void *vctx, const struct etl_event *ev)
         rec.problem = NULL;
     }
     it->pt_problem = rec.problem != NULL;
+    /* --no-fields: the event's name. Found from its header alone (not a
+     * TraceLogging event, whose schema is in the extended items, nor one
+     * that may be a manifest chunk), it is left to the thread that renders
+     * the row, with a decoder of its own that knows what this one does;
+     * else, as when a filter needs it, it is found here and kept. */
     const char *name = NULL;
-    if ((x->flt && etl_filter_names(x->flt)) || x->o->no_fields)
+    bool by_name = x->flt && etl_filter_names(x->flt);
+    it->name_later = x->o->no_fields && !by_name && !ev->ext_items &&
+                     !etl_meta_maybe_manifest(ev);
+    if (by_name || (x->o->no_fields && !it->name_later))
         name = etl_payload_name(x->pl, ev);
     if (x->flt && !etl_filter_event(x->flt, x->clk, x->map, ev, &rec, name))
         return !(x->o->strict && etl_file_problems(x->f)) && !etl_file_is_nomem(x->f);
