@@ -200,6 +200,9 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
     struct etl_value v[E_COUNT];
     memcpy(v + PT_FIRST, it->pt, sizeof it->pt);
     const char *name = it->name;
+    /* The copy has no payload but the header fields event_row judged by:
+     * etl_payload_name takes the same way as it would have there, and
+     * never reaches for the payload (etl_meta_maybe_manifest was false). */
     if (it->name_later)
         name = etl_payload_name(x->dec[job->thread], ev);
     if (!x->o->no_fields) {
