@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -556,7 +557,6 @@ struct etl_pipe *etl_pipe_new(struct etl_printer *p, struct etl_file *f, size_t 
     pp->ctx = ctx; /* one thread: handed to render as it is */
     pp->ctx_size = ctx_size;
     pp->threads = threads > 1 ? threads : 1;
-    pp->prefetchw = has_prefetchw();
     if (pp->threads == 1) {
         pp->one = malloc(pp->item_size);
         if (!pp->one) {
@@ -566,6 +566,7 @@ struct etl_pipe *etl_pipe_new(struct etl_printer *p, struct etl_file *f, size_t 
         }
         return pp;
     }
+    pp->prefetchw = has_prefetchw(); /* for etl_pipe_slot, which one thread skips */
     if (pthread_mutex_init(&pp->mu, NULL) != 0) {
         free(pp);
         etl_file_nomem(f);
@@ -601,11 +602,11 @@ void *etl_pipe_slot(struct etl_pipe *pp)
         return NULL;
     struct chunk *c = chunk_at(pp, pp->filling);
     unsigned char *slot = c->items + c->n * pp->item_size;
-    if (c->n + PREFETCH_AHEAD < ETL_PIPE_ITEMS) {
+    if (c->n + PREFETCH_AHEAD < ETL_PIPE_ITEMS) { /* every line of that item, once */
         const unsigned char *a = slot + PREFETCH_AHEAD * pp->item_size;
-        for (size_t k = 0; k < pp->item_size; k += LINE)
-            prefetch_write(a + k, pp->prefetchw);
-        prefetch_write(a + pp->item_size - 1, pp->prefetchw);
+        const unsigned char *end = a + pp->item_size;
+        for (a -= (uintptr_t)a % LINE; a < end; a += LINE)
+            prefetch_write(a, pp->prefetchw);
     }
     return slot;
 }
