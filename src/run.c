@@ -165,7 +165,14 @@ enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts 
         }
         return etl_print_end_file(p) != 0 ? write_failed(p) : ETL_RESULT_UNREADABLE;
     }
-    etl_file_set_threads(f, etl_pipe_threads(o->threads, etl_file_totals(f)->bytes));
+    /* --stats walks the file in order and indexes the buffers as it reads
+     * them; the other views have them indexed now, so that the problems
+     * found doing so are said first. */
+    if (o->view != ETL_VIEW_STATS && !etl_file_index(f)) {
+        etl_close(f);
+        return ETL_RESULT_NOMEM;
+    }
+    etl_file_set_threads(f, etl_pipe_threads(o->threads, etl_file_size(f)));
     int rc = etl_run_view(p, f, o);
     if (rc == 0 && !etl_file_is_nomem(f))
         rc = etl_print_end_file(p);

@@ -148,7 +148,9 @@ enum etl_open_status {
 };
 
 /*
- * Opens a trace, reads its logfile header and indexes its buffers. name is
+ * Opens a trace, reads its logfile header and indexes its buffers (a
+ * regular file without compressed buffers by its header: when first
+ * needed, see etl_file_index). name is
  * what messages call it (copied). From a path; from a descriptor open for
  * reading (not closed by etl_close); from len bytes at data (not copied: they
  * must outlive the file). A path or descriptor that is not a regular file
@@ -174,10 +176,21 @@ void etl_close(struct etl_file *f);
 const char *etl_file_name(const struct etl_file *f);
 /* The logfile header. */
 const struct etl_logfile *etl_file_header(const struct etl_file *f);
+/* Bytes of the file. */
+uint64_t etl_file_size(const struct etl_file *f);
 /* The clock conversion of the trace (§5), derived once at open. */
 const struct etl_clock *etl_file_clock(const struct etl_file *f);
-/* The buffers indexed. */
-const struct etl_buffer_totals *etl_file_totals(const struct etl_file *f);
+/* Indexes the buffers of the file, if that is not done: the problems found
+ * are reported now (in no scope). etl_open does it, except for a regular
+ * file without compressed buffers by its header: there the first walk in
+ * file order (etl_walk_file) indexes each buffer as it reads it, one system
+ * call fewer a buffer, and anything else that needs the index (the
+ * functions below, etl_streams_new, etl_walk_first_buffers) builds it
+ * first. The same problems either way; their order may differ. False when
+ * memory ran out. */
+bool etl_file_index(struct etl_file *f);
+/* The buffers indexed (indexing them first, if that is not done). */
+const struct etl_buffer_totals *etl_file_totals(struct etl_file *f);
 
 /* Threads a walk in file order (etl_walk_file) may use: with more than one,
  * other threads decompress compressed buffers ahead of it. The same events

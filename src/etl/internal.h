@@ -55,6 +55,8 @@ struct etl_file {
     struct etl_clock clock;
     struct etl_bufent *ents;  /* the buffer index, in file order */
     size_t nents, ents_cap;
+    uint64_t index_at;        /* where the next buffer to index starts */
+    bool indexed;             /* the index is whole (etl_file_index) */
     struct etl_buffer_totals totals;
     uint32_t max_buf;         /* largest buffer to load, bytes */
     uint64_t problems;        /* diagnostics reported */

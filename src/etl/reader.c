@@ -335,60 +335,80 @@ static bool add_buffer(struct etl_file *f, const struct etl_buffer *b)
     return true;
 }
 
-/* Indexes every buffer of the file (§13 step 2); false when out of memory. */
-static bool index_buffers(struct etl_file *f)
+/* Whether f's buffers all have the size its logfile header gives (not
+ * compressed, §10): then one of an impossible size is stepped over. */
+static bool fixed_stride(const struct etl_file *f)
 {
-    uint64_t off = 0;
     uint32_t stride = f->hdr.buffer_size;
-    bool fixed_stride = !(f->hdr.log_file_mode & MODE_COMPRESSED) &&
-                        stride >= ETL_BUF_HEADER_SIZE && stride <= ETL_MAX_BUFFER_SIZE;
-    /* Largest buffer to load: the biggest on disk, or a decompressed one. */
-    f->max_buf = stride > ETL_MAX_BUFFER_SIZE ? ETL_MAX_BUFFER_SIZE : stride;
-    while (off < f->file_size) {
-        uint64_t left = f->file_size - off;
-        if (left < ETL_BUF_HEADER_SIZE) {
+    return !(f->hdr.log_file_mode & MODE_COMPRESSED) && stride >= ETL_BUF_HEADER_SIZE &&
+           stride <= ETL_MAX_BUFFER_SIZE;
+}
+
+/* What indexing one buffer header did. */
+enum index_step { INDEX_ADDED, INDEX_SKIPPED, INDEX_END, INDEX_NOMEM };
+
+/* Indexes the buffer whose header h was read at f->index_at (§13 step 2)
+ * and moves index_at past it; INDEX_END after reporting why the index ends
+ * there. */
+static enum index_step index_header(struct etl_file *f, const uint8_t *h)
+{
+    uint64_t off = f->index_at, left = f->file_size - off;
+    uint32_t stride = f->hdr.buffer_size;
+    struct etl_buffer b;
+    etl_decode_buffer_header(h, off, &b);
+    if (b.size < ETL_BUF_HEADER_SIZE || b.size > ETL_MAX_BUFFER_SIZE) {
+        etl_report(f, off, "buffer size %u is impossible", (unsigned)b.size);
+        if (fixed_stride(f) && stride < left) {
+            f->index_at += stride; /* fixed-size buffers: resume at the next one */
+            return INDEX_SKIPPED;
+        }
+        return INDEX_END;
+    }
+    if (b.size > left) {
+        etl_report(f, off, "buffer of %u bytes is truncated: the file ends after %llu",
+                   (unsigned)b.size, (unsigned long long)left);
+        b.size = (uint32_t)left;
+        b.truncated = 1;
+    }
+    enum index_step st = INDEX_ADDED;
+    if (b.cpu >= ETL_MAX_CPUS) {
+        etl_report(f, off + BH_CLIENT_CONTEXT,
+                   "buffer names processor %u, beyond %u: buffer skipped", (unsigned)b.cpu,
+                   ETL_MAX_CPUS);
+        st = INDEX_SKIPPED;
+    } else if (f->nents >= ETL_MAX_BUFFERS) {
+        etl_report(f, off, "more than %u buffers: the rest of the file is not read",
+                   ETL_MAX_BUFFERS);
+        return INDEX_END;
+    } else if (!add_buffer(f, &b)) {
+        return INDEX_NOMEM;
+    }
+    f->index_at += b.size;
+    return st;
+}
+
+/* Indexes the buffers of the file from f->index_at on, reading each header
+ * by itself; false when out of memory. */
+static bool index_rest(struct etl_file *f)
+{
+    while (!f->indexed) {
+        uint64_t off = f->index_at, left = f->file_size - off;
+        uint8_t h[ETL_BUF_HEADER_SIZE];
+        enum index_step st = INDEX_END;
+        if (off >= f->file_size)
+            ; /* the last buffer ended the file */
+        else if (left < ETL_BUF_HEADER_SIZE)
             etl_report(f, off, "%llu trailing bytes are too few for a buffer header",
                        (unsigned long long)left);
-            break;
-        }
-        if (off >> 48) {
+        else if (off >> 48)
             etl_report(f, off, "the file is too large to index past this offset");
-            break;
-        }
-        uint8_t h[ETL_BUF_HEADER_SIZE];
-        if (!read_at(f, h, sizeof h, off)) {
+        else if (!read_at(f, h, sizeof h, off))
             etl_report(f, off, "cannot read buffer header: %s", strerror(errno));
-            break;
-        }
-        struct etl_buffer b;
-        etl_decode_buffer_header(h, off, &b);
-        if (b.size < ETL_BUF_HEADER_SIZE || b.size > ETL_MAX_BUFFER_SIZE) {
-            etl_report(f, off, "buffer size %u is impossible", (unsigned)b.size);
-            if (fixed_stride && stride < left) {
-                off += stride; /* fixed-size buffers: resume at the next one */
-                continue;
-            }
-            break;
-        }
-        if (b.size > left) {
-            etl_report(f, off,
-                       "buffer of %u bytes is truncated: the file ends after %llu",
-                       (unsigned)b.size, (unsigned long long)left);
-            b.size = (uint32_t)left;
-            b.truncated = 1;
-        }
-        if (b.cpu >= ETL_MAX_CPUS) {
-            etl_report(f, off + BH_CLIENT_CONTEXT,
-                       "buffer names processor %u, beyond %u: buffer skipped",
-                       (unsigned)b.cpu, ETL_MAX_CPUS);
-        } else if (f->nents >= ETL_MAX_BUFFERS) {
-            etl_report(f, off, "more than %u buffers: the rest of the file is not read",
-                       ETL_MAX_BUFFERS);
-            break;
-        } else if (!add_buffer(f, &b)) {
+        else
+            st = index_header(f, h);
+        if (st == INDEX_NOMEM)
             return false;
-        }
-        off += b.size;
+        f->indexed = st == INDEX_END;
     }
     return true;
 }
@@ -439,7 +459,17 @@ static bool map_is_better(const struct etl_file *f)
     return cpus * f->max_buf > COPY_MAX;
 }
 
-/* Reads the header and the index of a file whose source is set up. */
+/* Whether the index of f may wait until it is needed: a regular file read
+ * by copying whose header does not say its buffers are compressed. A walk
+ * in file order then indexes the buffers as it reads them (walk_indexing). */
+static bool index_may_wait(const struct etl_file *f)
+{
+    return f->fd >= 0 && !f->mem && !(f->hdr.log_file_mode & MODE_COMPRESSED) &&
+           etl_read_way != ETL_READ_MAP;
+}
+
+/* Reads the header of a file whose source is set up, and its index unless
+ * that may wait. */
 static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st)
 {
     if (!read_logfile_header(f)) {
@@ -448,15 +478,35 @@ static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st
         return NULL;
     }
     etl_clock_from_header(&f->clock, &f->hdr);
-    if (!index_buffers(f)) {
+    /* Largest buffer to load: the header's buffer size, raised by the index
+     * to the biggest on disk; a decompressed one is at most that. */
+    uint32_t stride = f->hdr.buffer_size;
+    f->max_buf = stride > ETL_MAX_BUFFER_SIZE ? ETL_MAX_BUFFER_SIZE : stride;
+    if (!index_may_wait(f) && !etl_file_index(f)) {
         *st = ETL_OPEN_NOMEM;
         release(f);
         return NULL;
     }
-    if (f->fd >= 0 && !f->mem && map_is_better(f))
-        etl_map_open(f); /* else read by copying */
     *st = ETL_OPEN_OK;
     return f;
+}
+
+bool etl_file_index(struct etl_file *f)
+{
+    if (f->indexed)
+        return true;
+    /* The problems found are the file's, said at once, in no scope. */
+    struct etl_scope *s = f->scope;
+    f->scope = NULL;
+    bool ok = index_rest(f);
+    f->scope = s;
+    if (!ok) {
+        f->nomem = true;
+        return false;
+    }
+    if (f->fd >= 0 && !f->mem && map_is_better(f))
+        etl_map_open(f); /* else read by copying */
+    return true;
 }
 
 /* Allocates a file called name; NULL when out of memory. */
@@ -622,13 +672,19 @@ const struct etl_logfile *etl_file_header(const struct etl_file *f)
     return &f->hdr;
 }
 
+uint64_t etl_file_size(const struct etl_file *f)
+{
+    return f->file_size;
+}
+
 const struct etl_clock *etl_file_clock(const struct etl_file *f)
 {
     return &f->clock;
 }
 
-const struct etl_buffer_totals *etl_file_totals(const struct etl_file *f)
+const struct etl_buffer_totals *etl_file_totals(struct etl_file *f)
 {
+    etl_file_index(f);
     return &f->totals;
 }
 
@@ -967,23 +1023,75 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
     return true;
 }
 
+/* Walks the file in order while indexing it, from its first buffer: each
+ * buffer's header comes from the walk's window (read_raw), not from a read
+ * of its own. The usual buffer (of the logfile header's size, not
+ * compressed, of a CPU below ETL_MAX_CPUS) is indexed and walked at once;
+ * at any other the walk stops, for the rest of the index to be built as
+ * etl_open builds it, with its problems said. *walked counts the entries
+ * walked. Returns false when fn asked to stop. */
+static bool walk_indexing(struct etl_file *f, struct etl_loaded *l, size_t *walked,
+                          etl_event_fn fn, void *ctx)
+{
+    uint32_t stride = f->hdr.buffer_size;
+    if (!fixed_stride(f))
+        return true;
+    while (!f->indexed && !f->nomem) {
+        uint64_t off = f->index_at;
+        if (off == f->file_size) {
+            f->indexed = true;
+            break;
+        }
+        if (f->file_size - off < stride || f->nents >= ETL_MAX_BUFFERS)
+            break;
+        /* What entry_header will read, so that it finds it in the window. */
+        read_raw(f, off, stride < FIRST_READ ? stride : FIRST_READ, l);
+        if (f->nomem || l->have < ETL_BUF_HEADER_SIZE)
+            break;
+        struct etl_buffer b;
+        etl_decode_buffer_header(l->raw, off, &b);
+        if (b.size != stride || (b.flags & ETL_BUF_FLAG_COMPRESSED) || b.cpu >= ETL_MAX_CPUS)
+            break;
+        if (!add_buffer(f, &b)) {
+            f->nomem = true;
+            break;
+        }
+        f->index_at += stride;
+        ++*walked;
+        if (!walk_buffer(f, &f->ents[f->nents - 1], l, fn, ctx))
+            return false;
+    }
+    return true;
+}
+
 void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
 {
     struct etl_loaded l;
     memset(&l, 0, sizeof l);
     l.windowed = true; /* the index is in file order */
-    /* Other threads decompress the buffers ahead (not inside another walk). */
+    size_t i = 0;
+    bool go = true;
+    if (!f->indexed && !f->scope && f->index_at == 0)
+        go = walk_indexing(f, &l, &i, fn, ctx);
+    /* The rest of the index (all of it for a walk inside a scope): from the
+     * buffer the walk stopped at, for the totals when fn stopped it. */
+    if (!f->indexed && (f->nomem || !etl_file_index(f))) {
+        etl_loaded_free(&l);
+        return;
+    }
+    /* Other threads decompress the buffers ahead (not inside another walk,
+     * nor after buffers walked while indexing: they start from the first). */
     bool ahead = false;
-    if (!f->ahead) {
+    if (go && !f->ahead && i == 0) {
         if (!etl_ahead_start(f, f->threads, &f->ahead)) {
             f->nomem = true;
+            etl_loaded_free(&l);
             return;
         }
         ahead = f->ahead != NULL;
     }
-    for (size_t i = 0; i < f->nents; i++)
-        if (!walk_buffer(f, &f->ents[i], &l, fn, ctx))
-            break;
+    for (; go && i < f->nents; i++)
+        go = walk_buffer(f, &f->ents[i], &l, fn, ctx);
     if (ahead) {
         if (!etl_ahead_stop(f->ahead))
             f->nomem = true;
@@ -995,6 +1103,8 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
 
 void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
 {
+    if (!etl_file_index(f))
+        return;
     size_t *first = calloc(ETL_MAX_CPUS, sizeof *first); /* index + 1 */
     if (!first) {
         f->nomem = true;

@@ -77,6 +77,8 @@ static void sort_order(const struct etl_bufent *ents, uint32_t *a, size_t n)
 
 struct etl_streams *etl_streams_new(struct etl_file *f)
 {
+    if (!etl_file_index(f))
+        return NULL;
     struct etl_streams *s = calloc(1, sizeof *s);
     size_t n = f->nents;
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);

@@ -634,10 +634,11 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* What a reading saw: its events and its problems, each folded into a hash. */
+/* What a reading saw: its events and its problems, each folded into a hash
+ * in order; the problems also added up, a hash whatever their order. */
 struct seen {
     uint64_t events, ev_hash;
-    uint64_t problems, pr_hash;
+    uint64_t problems, pr_hash, pr_sum;
 };
 
 static bool seen_event(void *ctx, const struct etl_event *ev)
@@ -659,13 +660,17 @@ static void seen_problem(void *ctx, uint64_t offset, const char *msg)
 {
     struct seen *x = ctx;
     x->pr_hash = fnv(fnv(x->pr_hash, &offset, sizeof offset), msg, strlen(msg));
+    x->pr_sum += fnv(fnv(0xCBF29CE484222325ull, &offset, sizeof offset), msg, strlen(msg));
     x->problems++;
 }
 
 /* Reads path the given way, in file order (with threads) and merged in time
- * order, into x[0] and x[1]. */
+ * order, into x[0] and x[1]; with index_first, the walk in file order has
+ * the buffers indexed before it, as they are after etl_open but for a file
+ * read by copying, whose walk indexes them as it goes. */
 static void read_way(const char *path, enum etl_read_way way, unsigned threads,
-                     struct seen x[2], void (*after_open)(const char *path, bool undo))
+                     bool index_first, struct seen x[2],
+                     void (*after_open)(const char *path, bool undo))
 {
     memset(x, 0, 2 * sizeof *x);
     etl_read_way = way;
@@ -674,6 +679,13 @@ static void read_way(const char *path, enum etl_read_way way, unsigned threads,
         enum etl_open_status st;
         struct etl_file *f = etl_open_path(path, &d, &st);
         ck_assert_msg(f != NULL, "%s: open status %d", path, (int)st);
+        /* Indexed at open unless read by copying and not compressed by its
+         * header (EVENT_TRACE_COMPRESSED_MODE). */
+        bool compressed = (etl_file_header(f)->log_file_mode & 0x04000000u) != 0;
+        ck_assert_msg(f->indexed == (way == ETL_READ_MAP || compressed),
+                      "%s: indexed at open: %d", path, (int)f->indexed);
+        if (index_first)
+            ck_assert(etl_file_index(f));
         if (after_open)
             after_open(path, false);
         ck_assert_msg((f->map_len != 0) == (way == ETL_READ_MAP), "%s: read %s", path,
@@ -688,6 +700,7 @@ static void read_way(const char *path, enum etl_read_way way, unsigned threads,
             etl_streams_free(s);
         }
         ck_assert_uint_eq(etl_file_problems(f), x[k].problems);
+        ck_assert(f->indexed);
         etl_close(f);
         if (after_open)
             after_open(path, true); /* as it was for the next open */
@@ -701,10 +714,14 @@ static void read_way(const char *path, enum etl_read_way way, unsigned threads,
 static void same_both_ways(const char *path, uint64_t min_events, uint64_t min_problems,
                            void (*after_open)(const char *path, bool undo))
 {
-    struct seen c[2], m[2], m3[2];
-    read_way(path, ETL_READ_COPY, 1, c, after_open);
-    read_way(path, ETL_READ_MAP, 1, m, after_open);
-    read_way(path, ETL_READ_MAP, 3, m3, after_open); /* compressed: decompressed ahead */
+    struct seen c[2], w[2], m[2], m3[2];
+    read_way(path, ETL_READ_COPY, 1, true, c, after_open);
+    /* Indexed by the walk (but for a file after_open changes once the
+     * index is built). */
+    if (!after_open)
+        read_way(path, ETL_READ_COPY, 1, false, w, NULL);
+    read_way(path, ETL_READ_MAP, 1, false, m, after_open);
+    read_way(path, ETL_READ_MAP, 3, false, m3, after_open); /* compressed: decompressed ahead */
     for (int k = 0; k < 2; k++) {
         ck_assert_msg(c[k].events >= min_events, "%s: %llu events", path,
                       (unsigned long long)c[k].events);
@@ -716,6 +733,17 @@ static void same_both_ways(const char *path, uint64_t min_events, uint64_t min_p
         ck_assert_msg(c[k].problems == m[k].problems && c[k].pr_hash == m[k].pr_hash,
                       "%s: problems differ, copied %llu, mapped %llu", path,
                       (unsigned long long)c[k].problems, (unsigned long long)m[k].problems);
+        /* Indexed by the walk: the same events, and the same problems, the
+         * index's said where the walk comes to them. */
+        if (!after_open) {
+            ck_assert_msg(w[k].events == c[k].events && w[k].ev_hash == c[k].ev_hash,
+                          "%s: events differ, indexed first %llu, by the walk %llu", path,
+                          (unsigned long long)c[k].events, (unsigned long long)w[k].events);
+            ck_assert_msg(w[k].problems == c[k].problems && w[k].pr_sum == c[k].pr_sum,
+                          "%s: problems differ, indexed first %llu, by the walk %llu", path,
+                          (unsigned long long)c[k].problems,
+                          (unsigned long long)w[k].problems);
+        }
         ck_assert_uint_eq(m3[k].events, m[k].events);
         ck_assert_uint_eq(m3[k].ev_hash, m[k].ev_hash);
         ck_assert_uint_eq(m3[k].pr_hash, m[k].pr_hash);
@@ -819,6 +847,80 @@ START_TEST(read_copied_or_mapped)
 }
 END_TEST
 
+/* Counts events up to a limit, then asks the walk to stop. */
+static bool count_upto(void *ctx, const struct etl_event *ev)
+{
+    (void)ev;
+    int *left = ctx;
+    return --*left > 0;
+}
+
+/* Opens path with problems going to log. */
+static struct etl_file *open_logged(const char *path, struct diag_log *log)
+{
+    struct etl_diag d = { diag_cb, NULL, NULL, NULL, log };
+    enum etl_open_status st;
+    struct etl_file *f = etl_open_path(path, &d, &st);
+    ck_assert_msg(f != NULL, "%s: open status %d", path, (int)st);
+    return f;
+}
+
+START_TEST(walk_indexes)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/reader-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_trace(path, 6000, 4096, false, false);
+    /* The tenth buffer's size made impossible: the index skips it. */
+    static const uint8_t zero[4] = { 0 };
+    smash(path, 4096 * 10, zero, sizeof zero);
+
+    /* Indexed at once: the totals, and the one problem. */
+    struct diag_log all = { 0 };
+    struct etl_file *f = open_logged(path, &all);
+    ck_assert(!f->indexed);
+    ck_assert(etl_file_index(f));
+    ck_assert_int_eq(all.count, 1);
+    ck_assert_uint_eq(all.offset, 4096 * 10);
+    struct etl_buffer_totals whole = *etl_file_totals(f);
+    size_t nents = f->nents;
+    etl_close(f);
+
+    /* A walk that stops in the first buffers still leaves the whole index,
+     * and the problem said. */
+    struct diag_log log = { 0 };
+    f = open_logged(path, &log);
+    int left = 50;
+    etl_walk_file(f, count_upto, &left);
+    ck_assert_int_eq(left, 0);
+    ck_assert(f->indexed);
+    ck_assert_uint_eq(f->nents, nents);
+    ck_assert_int_eq(memcmp(etl_file_totals(f), &whole, sizeof whole), 0);
+    ck_assert_int_eq(log.count, 1);
+    ck_assert_uint_eq(log.offset, 4096 * 10);
+    etl_close(f);
+
+    /* A walk inside a scope that keeps nothing: the index is the file's, its
+     * problem said all the same. */
+    struct diag_log quiet = { 0 };
+    f = open_logged(path, &quiet);
+    struct etl_scope sc;
+    int n = 0;
+    etl_scope_begin(f, &sc, false);
+    etl_walk_file(f, count_event, &n);
+    etl_scope_end(f, &sc);
+    etl_scope_replay(f, &sc);
+    ck_assert(f->indexed);
+    ck_assert_int_eq(quiet.count, 1);
+    ck_assert_uint_eq(etl_file_problems(f), 1);
+    ck_assert_int_eq(memcmp(etl_file_totals(f), &whole, sizeof whole), 0);
+    etl_close(f);
+    unlink(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
@@ -836,6 +938,7 @@ int main(void)
     tcase_add_test(tc, file_damage);
     tcase_add_test(tc, scopes);
     tcase_add_test(tc, read_copied_or_mapped);
+    tcase_add_test(tc, walk_indexes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
