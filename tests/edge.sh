@@ -38,7 +38,11 @@
 #              after, --summary keeps the two threads (and processes) apart;
 #   utf16      names that are not valid UTF-16 (and an image that is not
 #              UTF-8): U+FFFD where the bad unit is, in CSV, JSON, XML and
-#              text; names without their terminator reported at their offset.
+#              text; names without their terminator reported at their offset;
+#   manifest   EVENT_HEADER events shaped like EventSource manifest chunks
+#              (Id 65534, Opcode 254) with a wrong magic byte or too few
+#              bytes, and one chunk that is no XML: each shown where it lies,
+#              --no-fields the same on one thread and on three.
 # Usage: tests/edge.sh ETLDUMP
 set -u
 etldump=$1
@@ -437,6 +441,26 @@ if gen utf16 utf16; then
     run utf16 all-events --events=all -f csv && {
         cols "$tmp/out" command_line | grep -qx "$cmd" && ok || bad "utf16: command line $cmd not shown"
     }
+fi
+
+# ---- events shaped like manifest chunks ------------------------------------------------
+# --no-fields rows are named on the formatting threads from a copy of the
+# event without its data, except those that may be manifest chunks: the
+# same rows on one thread and on three.
+if gen manifest manifest; then
+    views manifest
+    switches manifest
+    events manifest ""
+    for fmt in csv json; do
+        run manifest all-events --events=all --no-fields -f $fmt --threads=1 &&
+            mv "$tmp/out" "$tmp/one.$fmt" &&
+            run manifest all-events --events=all --no-fields -f $fmt --threads=3 && {
+                n=$(grep -c 65534 "$tmp/out")
+                if [ "$n" -ne 8 ]; then bad "manifest: $n rows of the 8 events shaped like chunks ($fmt)"
+                elif cmp -s "$tmp/one.$fmt" "$tmp/out"; then ok
+                else bad "manifest: --no-fields -f $fmt differs on 1 and 3 threads: $(diff "$tmp/one.$fmt" "$tmp/out" | sed -n 2p)"; fi
+            }
+    done
 fi
 
 if [ -f "$tmp/peaks" ]; then

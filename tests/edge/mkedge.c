@@ -1153,6 +1153,64 @@ static void case_utf16(struct w *w, const char *arg)
     buf_end(w);
 }
 
+/* An EVENT_HEADER64 record (format.md §3.8) of provider guid[16], without
+ * extended items, with the descriptor's Id and Opcode. */
+static uint32_t ev_event_header(struct w *w, const uint8_t guid[16], unsigned id,
+                                unsigned opcode, int64_t ts, const uint8_t *data, uint32_t len)
+{
+    uint8_t r[4096 + 0x50];
+    uint32_t n = 0x50 + len;
+    memset(r, 0, 0x50);
+    st16(r, n);
+    st16(r + 2, 0xC013);
+    st32(r + 8, 0x1234);  /* ThreadId */
+    st32(r + 12, 0x0567); /* ProcessId */
+    st64(r + 16, (uint64_t)ts);
+    memcpy(r + 0x18, guid, 16);
+    st16(r + 0x28, id);
+    r[0x2C] = 4; /* Level */
+    r[0x2D] = (uint8_t)opcode;
+    memcpy(r + 0x50, data, len);
+    return rec(w, r, n);
+}
+
+/* Events shaped like an EventSource manifest chunk (Id 65534, Opcode 254,
+ * format.md §20) that are not one: the magic byte is not 0x5B, or the data
+ * are too short for the chunk's header. Among them one true chunk (whose
+ * text is no manifest) and switches. The "ev" lines give each such event
+ * (its HookId empty: it has none). */
+static void case_manifest(struct w *w, const char *arg)
+{
+    (void)arg;
+    w->cpus = 2;
+    w_start(w, 4096);
+    static const uint8_t guid[16] = { 0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xDC, 0xFE,
+                                      0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF };
+    /* format, major, minor, magic, total chunks, chunk number, text */
+    static const uint8_t chunks[4][16] = {
+        { 1, 1, 0, 0x00, 1, 0, 0, 0, '<', 'x', '/', '>' },       /* magic 0 */
+        { 1, 1, 0, 0x5A, 1, 0, 0, 0, '<', 'x', '/', '>' },       /* magic 0x5A */
+        { 1, 1, 0, 0x5B, 1, 0, 0, 0, 'n', 'o', 't', ' ', 'x' }, /* a chunk, not XML */
+        { 1, 1, 0, 0x5B },                                      /* 4 bytes: too short */
+    };
+    static const uint32_t lens[4] = { 12, 12, 13, 4 };
+    int64_t t = w->t0 + 1000;
+    uint32_t tid = 800;
+    for (unsigned k = 0; k < 8; k++) {
+        unsigned cpu = k % 2;
+        buf_next(w, cpu);
+        for (int i = 0; i < 3; i++, tid += 4, t += 100)
+            ev_cswitch(w, t, tid, tid + 4);
+        uint64_t at = w->off;
+        unsigned c = k % 4;
+        uint32_t off = ev_event_header(w, guid, 65534, 254, t, chunks[c], lens[c]);
+        fprintf(w->exp, "ev ,%u,%" PRId64 ",%" PRIu64 ",%u,%u\n", cpu, t, at, off,
+                0x50 + lens[c]);
+        t += 100;
+        buf_end(w);
+    }
+}
+
 static const struct {
     const char *name;
     void (*fn)(struct w *w, const char *arg);
@@ -1168,6 +1226,7 @@ static const struct {
     { "procs", case_procs },
     { "tidreuse", case_tidreuse },
     { "utf16", case_utf16 },
+    { "manifest", case_manifest },
 };
 
 int main(int argc, char **argv)
