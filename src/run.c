@@ -166,9 +166,11 @@ enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts 
         return etl_print_end_file(p) != 0 ? write_failed(p) : ETL_RESULT_UNREADABLE;
     }
     /* --stats walks the file in order and indexes the buffers as it reads
-     * them; the other views have them indexed now, so that the problems
-     * found doing so are said first. */
-    if (o->view != ETL_VIEW_STATS && !etl_file_index(f)) {
+     * them. The other views, and --strict (which stops at the first
+     * problem, those of the index included, before any event as in every
+     * view), have them indexed now, so that the problems found doing so are
+     * said first. */
+    if ((o->view != ETL_VIEW_STATS || o->strict) && !etl_file_index(f)) {
         etl_close(f);
         return ETL_RESULT_NOMEM;
     }

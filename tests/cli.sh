@@ -62,6 +62,14 @@ check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500
 head -c 20000 "$sample" > "$tmp/cut.etl"
 expect "truncated" 1 "$etldump" --events=all "$tmp/cut.etl"
 check "truncated: message names the buffer" grep -q "cut.etl: offset 0x4000: buffer of 8192 bytes is truncated" "$tmp/err"
+# --stats indexes the buffers as its walk reads them: the events before
+# the cut counted, the problem said once; with --strict, as in every view,
+# a problem of the index stops it before any event.
+expect "truncated --stats" 1 "$etldump" --stats -f csv "$tmp/cut.etl"
+check "truncated --stats: events before the cut" grep -q ',total,events,[1-9]' "$tmp/out"
+check "truncated --stats: one message" test "$(grep -c 'offset 0x4000: buffer of 8192 bytes is truncated' "$tmp/err")" -eq 1
+expect "truncated --stats --strict" 1 "$etldump" --stats --strict -f csv "$tmp/cut.etl"
+check "truncated --stats --strict: no event" grep -q ',total,events,0,' "$tmp/out"
 expect "several inputs: highest status" 3 "$etldump" "$sample" "$tmp/damaged.etl" "$tmp/none.etl"
 
 # Output: -o, a full disk, a reader that goes away.
