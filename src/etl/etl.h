@@ -148,17 +148,17 @@ enum etl_open_status {
 };
 
 /*
- * Opens a trace, reads its logfile header and indexes its buffers (a
- * regular file without compressed buffers by its header: when first
- * needed, see etl_file_index). name is
- * what messages call it (copied). From a path; from a descriptor open for
- * reading (not closed by etl_close); from len bytes at data (not copied: they
- * must outlive the file). A path or descriptor that is not a regular file
- * (a pipe, a FIFO, a terminal) is first copied to an unlinked temporary file
- * in $TMPDIR (or /tmp), so memory stays bounded and nothing is left behind.
- * On failure NULL, with the reason in *st (and errno for ETL_OPEN_IO).
- * Messages go to d (copied; NULL: none), starting with the problems found
- * while indexing.
+ * Opens a trace, reads its logfile header and indexes its buffers (those
+ * of a regular file without compressed buffers by its header when first
+ * needed: see etl_file_index). name is what messages call it (copied).
+ * From a path; from a descriptor open for reading (not closed by
+ * etl_close); from len bytes at data (not copied: they must outlive the
+ * file). A path or descriptor that is not a regular file (a pipe, a FIFO,
+ * a terminal) is first copied to an unlinked temporary file in $TMPDIR (or
+ * /tmp), so memory stays bounded and nothing is left behind. On failure
+ * NULL, with the reason in *st (and errno for ETL_OPEN_IO). Messages go to
+ * d (copied; NULL: none), starting with the problems found while indexing
+ * at open.
  */
 struct etl_file *etl_open_path(const char *path, const struct etl_diag *d,
                                enum etl_open_status *st);
