@@ -184,10 +184,10 @@ const struct etl_clock *etl_file_clock(const struct etl_file *f);
  * are reported now (in no scope). etl_open does it, except for a regular
  * file without compressed buffers by its header: there the first walk in
  * file order (etl_walk_file) indexes each buffer as it reads it, one system
- * call fewer a buffer, and anything else that needs the index (the
- * functions below, etl_streams_new, etl_walk_first_buffers) builds it
- * first. The same problems either way; their order may differ. False when
- * memory ran out. */
+ * call fewer a buffer, and anything else that needs the index
+ * (etl_file_totals, etl_streams_new, etl_walk_first_buffers, a walk inside
+ * a scope) builds it first. The same problems either way; their order may
+ * differ. False when memory ran out. */
 bool etl_file_index(struct etl_file *f);
 /* The buffers indexed (indexing them first, if that is not done). */
 const struct etl_buffer_totals *etl_file_totals(struct etl_file *f);
