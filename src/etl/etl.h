@@ -277,6 +277,21 @@ enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off
                                       struct etl_event *ev, size_t *next,
                                       const char **why);
 
+/* What a count needs of a PERFINFO64 record whole and sound. */
+struct etl_head {
+    int64_t ts;               /* raw clock value */
+    uint16_t hook_id;
+    uint16_t size;            /* record size including its header */
+};
+
+/* Parses the run of PERFINFO64 records whole and sound from buf[off..len),
+ * at most max of them, into h; returns how many, with *next the offset of
+ * the record after them (off when none). Each is the record etl_parse_event
+ * would return ETL_PARSE_OK for, with the same kind, hook_id, ts and size;
+ * anything else ends the run. */
+size_t etl_parse_heads(const uint8_t *buf, size_t len, size_t off, struct etl_head *h,
+                       size_t max, size_t *next);
+
 /* Decodes the logfile header from the first record's event data. */
 bool etl_parse_logfile(const struct etl_event *ev, struct etl_logfile *out);
 
@@ -293,6 +308,16 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx);
 /* The same over the header buffers (file order) and then the first buffer
  * (lowest SequenceNumber) of each processor, in processor order. */
 void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx);
+
+/* Receives the heads of n events of one buffer of processor cpu, in buffer
+ * order; returns false to stop the walk. */
+typedef bool (*etl_heads_fn)(void *ctx, unsigned cpu, const struct etl_head *h, size_t n);
+
+/* etl_walk_file, but each run of PERFINFO64 events whole and sound goes to
+ * heads as their heads (etl_parse_heads), in their place in the walk; every
+ * other event goes to fn. For counts, which need no more of these events. */
+void etl_walk_file_heads(struct etl_file *f, etl_event_fn fn, etl_heads_fn heads,
+                         void *ctx);
 
 /*
  * Per-CPU streams: each CPU's buffers sorted by SequenceNumber, read one

@@ -160,6 +160,37 @@ static inline size_t parse_perfinfo(const uint8_t *p, uint32_t m, struct etl_eve
     return 0x10 + 8u * (ev->pebs + ev->pmc_count);
 }
 
+/* Returns true if the record at p, with avail bytes left in its buffer and
+ * first dword m, is a PERFINFO64 record whole and sound (its extended items
+ * inside it): the kernel's most common header. *sz gets its size. */
+static inline bool perfinfo64_sound(const uint8_t *p, uint32_t m, size_t avail,
+                                    size_t *sz)
+{
+    if ((m & 0xC0FF0000u) != 0xC0110000u || avail < 0x10)
+        return false;
+    *sz = etl_le16(p + 4);
+    size_t items = ((m & MARK_PEBS) ? 1u : 0u) + ((m & MARK_PMC_MASK) >> MARK_PMC_SHIFT);
+    return *sz >= 0x10 + 8u * items && *sz <= avail;
+}
+
+size_t etl_parse_heads(const uint8_t *buf, size_t len, size_t off, struct etl_head *h,
+                       size_t max, size_t *next)
+{
+    size_t n = 0;
+    size_t sz;
+    while (n < max && off <= len && len - off >= 4 &&
+           perfinfo64_sound(buf + off, etl_le32(buf + off), len - off, &sz)) {
+        const uint8_t *p = buf + off;
+        h[n].ts = (int64_t)etl_le64(p + 8);
+        h[n].hook_id = etl_le16(p + 6);
+        h[n].size = (uint16_t)sz;
+        n++;
+        off += (sz + 7u) & ~(size_t)7u;
+    }
+    *next = off;
+    return n;
+}
+
 enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off,
                                       struct etl_event *ev, size_t *next,
                                       const char **why)
@@ -182,20 +213,16 @@ enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off
     /* The kernel's most common header, PERFINFO64, whole and sound: the
      * same fields as below without the classification. Anything else, or
      * anything wrong with it, takes the general way (and its message). */
-    if ((m & 0xC0FF0000u) == 0xC0110000u && avail >= 0x10) {
-        size_t sz = etl_le16(p + 4);
-        if (sz >= 0x10 && sz <= avail) {
-            ev->kind = ETL_KIND_PERFINFO64;
-            ev->size = (uint16_t)sz;
-            ev->ptr_size = 8;
-            size_t d = parse_perfinfo(p, m, ev);
-            if (d <= sz) {
-                ev->data = p + d;
-                ev->data_len = (uint32_t)(sz - d);
-                *next = off + ((sz + 7u) & ~(size_t)7u);
-                return ETL_PARSE_OK;
-            }
-        }
+    size_t sz;
+    if (perfinfo64_sound(p, m, avail, &sz)) {
+        ev->kind = ETL_KIND_PERFINFO64;
+        ev->size = (uint16_t)sz;
+        ev->ptr_size = 8;
+        size_t d = parse_perfinfo(p, m, ev);
+        ev->data = p + d;
+        ev->data_len = (uint32_t)(sz - d);
+        *next = off + ((sz + 7u) & ~(size_t)7u);
+        return ETL_PARSE_OK;
     }
     size_t size;          /* record size */
     size_t fixed;         /* header bytes before data */

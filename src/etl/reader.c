@@ -994,10 +994,21 @@ void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
 
 /* ---- walks in file order ------------------------------------------------------ */
 
-/* Calls fn for every event of the buffer of entry e; false when fn asked
- * to stop. */
+/* What a walk calls: fn for each event, or heads (when not NULL) for each
+ * run of PERFINFO64 events whole and sound. */
+struct walker {
+    etl_event_fn fn;
+    etl_heads_fn heads;
+    void *ctx;
+};
+
+/* Heads handed over at a time. */
+#define WALK_HEADS 128
+
+/* Calls w's functions for every event of the buffer of entry e; false when
+ * one asked to stop. */
 static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
-                        struct etl_loaded *l, etl_event_fn fn, void *ctx)
+                        struct etl_loaded *l, const struct walker *w)
 {
     if (!etl_load_buffer(f, e, l))
         return !f->nomem;
@@ -1005,6 +1016,15 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
     struct etl_event ev;
     for (;;) {
         size_t next;
+        if (w->heads) {
+            struct etl_head h[WALK_HEADS];
+            size_t n = etl_parse_heads(l->bytes, l->end, off, h, WALK_HEADS, &next);
+            if (n && !w->heads(w->ctx, l->b.cpu, h, n))
+                return false;
+            off = next;
+            if (n == WALK_HEADS)
+                continue;
+        }
         const char *why = NULL;
         enum etl_parse_status st = etl_parse_event(l->bytes, l->end, off, &ev, &next, &why);
         if (st != ETL_PARSE_OK) /* first whether the zeros of a file that shrank ended it */
@@ -1016,7 +1036,7 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
             break;
         }
         etl_event_in_buffer(&ev, &l->b);
-        if (!fn(ctx, &ev))
+        if (!w->fn(w->ctx, &ev))
             return false;
         off = next;
     }
@@ -1029,9 +1049,9 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
  * compressed, of a CPU below ETL_MAX_CPUS) is indexed and walked at once;
  * at any other the walk stops, for the rest of the index to be built as
  * etl_open builds it, with its problems said. *walked counts the entries
- * walked. Returns false when fn asked to stop. */
+ * walked. Returns false when one of w's functions asked to stop. */
 static bool walk_indexing(struct etl_file *f, struct etl_loaded *l, size_t *walked,
-                          etl_event_fn fn, void *ctx)
+                          const struct walker *w)
 {
     uint32_t stride = f->hdr.buffer_size;
     if (!fixed_stride(f))
@@ -1058,13 +1078,14 @@ static bool walk_indexing(struct etl_file *f, struct etl_loaded *l, size_t *walk
         }
         f->index_at += stride;
         ++*walked;
-        if (!walk_buffer(f, &f->ents[f->nents - 1], l, fn, ctx))
+        if (!walk_buffer(f, &f->ents[f->nents - 1], l, w))
             return false;
     }
     return true;
 }
 
-void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
+/* etl_walk_file with w's functions. */
+static void walk_file(struct etl_file *f, const struct walker *w)
 {
     struct etl_loaded l;
     memset(&l, 0, sizeof l);
@@ -1072,7 +1093,7 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
     size_t i = 0;
     bool go = true;
     if (!f->indexed && !f->scope && f->index_at == 0)
-        go = walk_indexing(f, &l, &i, fn, ctx);
+        go = walk_indexing(f, &l, &i, w);
     /* The rest of the index (all of it for a walk inside a scope): from the
      * buffer the walk stopped at, for the totals when fn stopped it. */
     if (!f->indexed && (f->nomem || !etl_file_index(f))) {
@@ -1091,7 +1112,7 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
         ahead = f->ahead != NULL;
     }
     for (; go && i < f->nents; i++)
-        go = walk_buffer(f, &f->ents[i], &l, fn, ctx);
+        go = walk_buffer(f, &f->ents[i], &l, w);
     if (ahead) {
         if (!etl_ahead_stop(f->ahead))
             f->nomem = true;
@@ -1101,8 +1122,22 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
     etl_loaded_free(&l);
 }
 
+void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
+{
+    const struct walker w = { fn, NULL, ctx };
+    walk_file(f, &w);
+}
+
+void etl_walk_file_heads(struct etl_file *f, etl_event_fn fn, etl_heads_fn heads,
+                         void *ctx)
+{
+    const struct walker w = { fn, heads, ctx };
+    walk_file(f, &w);
+}
+
 void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
 {
+    const struct walker w = { fn, NULL, ctx };
     if (!etl_file_index(f))
         return;
     size_t *first = calloc(ETL_MAX_CPUS, sizeof *first); /* index + 1 */
@@ -1116,7 +1151,7 @@ void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
     for (size_t i = 0; i < f->nents && go; i++) {
         const struct etl_bufent *e = &f->ents[i];
         if (ETL_ENT_HEADER(e)) {
-            go = walk_buffer(f, e, &l, fn, ctx);
+            go = walk_buffer(f, e, &l, &w);
             continue;
         }
         size_t k = first[ETL_ENT_CPU(e)];
@@ -1125,7 +1160,7 @@ void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
     }
     for (size_t c = 0; c < ETL_MAX_CPUS && go; c++)
         if (first[c])
-            go = walk_buffer(f, &f->ents[first[c] - 1], &l, fn, ctx);
+            go = walk_buffer(f, &f->ents[first[c] - 1], &l, &w);
     etl_check_shrunk(f);
     etl_loaded_free(&l);
     free(first);

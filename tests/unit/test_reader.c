@@ -42,6 +42,30 @@ static enum etl_parse_status parse1(const struct bytes *b, struct etl_event *ev,
     return etl_parse_event(b->d, b->n, 0, ev, next, &why);
 }
 
+/* Checks that etl_parse_heads takes the record at the start of b's first
+ * len bytes exactly when etl_parse_event parses it as PERFINFO64, with the
+ * same fields; returns whether it took it. */
+static bool heads_agree(const struct bytes *b, size_t len)
+{
+    struct etl_event ev;
+    struct etl_head h[2];
+    size_t next = 99, hnext = 99;
+    const char *why = NULL;
+    enum etl_parse_status st = etl_parse_event(b->d, len, 0, &ev, &next, &why);
+    size_t n = etl_parse_heads(b->d, len, 0, h, 1, &hnext);
+    bool whole = st == ETL_PARSE_OK && ev.kind == ETL_KIND_PERFINFO64;
+    ck_assert_uint_eq(n, whole ? 1 : 0);
+    if (!whole) {
+        ck_assert_uint_eq(hnext, 0);
+        return false;
+    }
+    ck_assert_uint_eq(hnext, next);
+    ck_assert_uint_eq(h[0].hook_id, ev.hook_id);
+    ck_assert_uint_eq(h[0].size, ev.size);
+    ck_assert_int_eq(h[0].ts, ev.ts);
+    return true;
+}
+
 /* --- cursor -------------------------------------------------------------- */
 
 START_TEST(cursor_bounds)
@@ -141,6 +165,7 @@ START_TEST(header_perfinfo_whole_and_damaged)
     size_t next;
     memset(&ev, 0xEE, sizeof ev);
     ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+    ck_assert(heads_agree(&b, b.n));
     ck_assert_uint_eq(ev.kind, ETL_KIND_PERFINFO64);
     ck_assert_uint_eq(ev.size, 0x1C);
     ck_assert_uint_eq(ev.ptr_size, 8);
@@ -170,6 +195,7 @@ START_TEST(header_perfinfo_whole_and_damaged)
     /* The marker's two spare high bits do not change the kind. */
     set32(&b, 0, 0xF0110002);
     ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+    ck_assert(heads_agree(&b, b.n));
     ck_assert_uint_eq(ev.kind, ETL_KIND_PERFINFO64);
     ck_assert_uint_eq(ev.data_len, 0x0C);
     /* Damage: each answered as the general way answers it. */
@@ -185,8 +211,10 @@ START_TEST(header_perfinfo_whole_and_damaged)
     set32(&b, 0, 0xC0110702); /* seven PMC counters: 56 bytes of items */
     ck_assert_int_eq(etl_parse_event(b.d, b.n, 0, &ev, &next, &why), ETL_PARSE_BAD);
     ck_assert_str_eq(why, "PERFINFO extended items run past the record");
+    ck_assert(!heads_agree(&b, b.n));
     set32(&b, 0, 0xC0110102); /* one: the data is what is left */
     ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
+    ck_assert(heads_agree(&b, b.n));
     ck_assert_uint_eq(ev.pmc_count, 1);
     ck_assert_uint_eq(ev.data_len, 0x04);
     /* Fewer than 16 bytes left: too short for the header. */
@@ -194,6 +222,20 @@ START_TEST(header_perfinfo_whole_and_damaged)
     ck_assert_str_eq(why, "record runs past the end of the buffer");
     ck_assert_int_eq(etl_parse_event(b.d, 5, 0, &ev, &next, &why), ETL_PARSE_BAD);
     ck_assert_str_eq(why, "record size smaller than its header");
+    /* The heads take a record exactly when the general way finds it sound:
+     * every size, every count of items, every cut. */
+    static const uint32_t marks[] = { 0xC0110002, 0xC0118002, 0xC0110302, 0xC0118702,
+                                      0xC0100002, 0xFFFFFFFF, 0x80110002 };
+    int took = 0;
+    for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++) {
+        set32(&b, 0, marks[k]);
+        for (uint32_t sz = 0; sz <= 0x28; sz++) {
+            set16(&b, 4, sz);
+            for (size_t len = 0; len <= b.n; len++)
+                took += heads_agree(&b, len);
+        }
+    }
+    ck_assert_int_gt(took, 20);
 }
 END_TEST
 
@@ -759,6 +801,76 @@ static void same_both_ways(const char *path, uint64_t min_events, uint64_t min_p
     }
 }
 
+/* What a walk saw of each event, as a count needs it: processor, kind,
+ * HookId, time and size folded into a hash in order; and how many came as
+ * heads. With stop_at, the walk is stopped at that event. */
+struct counted {
+    uint64_t events, hash, heads, stop_at;
+};
+
+static bool count_one(struct counted *x, unsigned cpu, unsigned kind, unsigned hook,
+                      int64_t ts, unsigned size)
+{
+    uint32_t v[4] = { cpu, kind, hook, size };
+    x->hash = fnv(fnv(x->hash, v, sizeof v), &ts, sizeof ts);
+    return ++x->events != x->stop_at;
+}
+
+static bool counted_event(void *ctx, const struct etl_event *ev)
+{
+    return count_one(ctx, ev->cpu, ev->kind,
+                     (ev->flags & ETL_EV_HOOK) ? ev->hook_id : 0x10000u, ev->ts, ev->size);
+}
+
+static bool counted_heads(void *ctx, unsigned cpu, const struct etl_head *h, size_t n)
+{
+    struct counted *x = ctx;
+    ck_assert_uint_gt(n, 0);
+    x->heads += n;
+    for (size_t i = 0; i < n; i++)
+        if (!count_one(x, cpu, ETL_KIND_PERFINFO64, h[i].hook_id, h[i].ts, h[i].size))
+            return false;
+    return true;
+}
+
+/* Walks path in file order with etl_walk_file and with etl_walk_file_heads,
+ * whole and stopped halfway: the same events in the same order, the same
+ * problems; at least min_heads of the events as heads. */
+static void same_by_heads(const char *path, uint64_t min_heads)
+{
+    struct counted whole[2], half[2];
+    struct seen pr[2];
+    for (int stop = 0; stop < 2; stop++) {
+        for (int k = 0; k < 2; k++) {
+            struct counted *x = stop ? &half[k] : &whole[k];
+            memset(x, 0, sizeof *x);
+            x->stop_at = stop ? whole[0].events / 2 + 1 : 0;
+            memset(&pr[k], 0, sizeof pr[k]);
+            struct etl_diag d = { seen_problem, NULL, NULL, NULL, &pr[k] };
+            enum etl_open_status st;
+            struct etl_file *f = etl_open_path(path, &d, &st);
+            ck_assert_msg(f != NULL, "%s: open status %d", path, (int)st);
+            if (k == 0)
+                etl_walk_file(f, counted_event, x);
+            else
+                etl_walk_file_heads(f, counted_event, counted_heads, x);
+            etl_close(f);
+        }
+        struct counted *x = stop ? half : whole;
+        ck_assert_msg(x[0].events == x[1].events && x[0].hash == x[1].hash,
+                      "%s: events differ: %llu, by heads %llu", path,
+                      (unsigned long long)x[0].events, (unsigned long long)x[1].events);
+        ck_assert_uint_eq(x[0].heads, 0);
+        ck_assert_msg(pr[0].problems == pr[1].problems && pr[0].pr_hash == pr[1].pr_hash,
+                      "%s: problems differ: %llu, by heads %llu", path,
+                      (unsigned long long)pr[0].problems, (unsigned long long)pr[1].problems);
+    }
+    ck_assert_msg(whole[1].heads >= min_heads, "%s: %llu heads", path,
+                  (unsigned long long)whole[1].heads);
+    if (whole[0].events)
+        ck_assert_uint_eq(half[1].events, whole[0].events / 2 + 1);
+}
+
 /* Writes a trace of n switches on 4 CPUs to path, in buffers of bufsize
  * bytes: compact batches and CSwitch events, plain, compressed or circular. */
 static void write_trace(const char *path, int n, uint32_t bufsize, bool compress,
@@ -837,6 +949,7 @@ START_TEST(read_copied_or_mapped)
         int n = kind == 3 ? 40000 : 6000;
         write_trace(path, n, kind == 3 ? 0x30000 : 4096, kind == 1, kind == 2);
         same_both_ways(path, (uint64_t)n / 3, 0, NULL);
+        same_by_heads(path, (uint64_t)n / 4); /* a CSwitch event is PERFINFO64 */
         /* Damage: event headers and buffer headers, and a cut last buffer
          * (or, compressed, a cut stream). */
         struct stat sb;
@@ -848,6 +961,7 @@ START_TEST(read_copied_or_mapped)
         smash(path, 4096 * 4 + 0x30, junk + 1, sizeof junk - 1); /* Offset */
         ck_assert_int_eq(truncate(path, sb.st_size - 1500), 0);
         same_both_ways(path, 1000, 1, NULL);
+        same_by_heads(path, 100);
         if (kind == 0) /* a buffer grows past the largest the index saw */
             same_both_ways(path, 1000, 3, grow_buffer);
     }
@@ -858,6 +972,7 @@ START_TEST(read_copied_or_mapped)
         if (!real_trace_path("test_reader", name, path, sizeof path))
             continue;
         same_both_ways(path, 1, 0, NULL);
+        same_by_heads(path, 0);
     }
 }
 END_TEST
