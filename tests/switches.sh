@@ -1,7 +1,9 @@
 #!/bin/sh
 # Traces built by the independent test writer (tests/gen, written from the
 # seed documents) must decode to exactly the switches that went into them,
-# field by field and in time order.
+# field by field and in time order. The census of each (--stats) must be the
+# same with a filter that passes every event, which counts each event by its
+# whole header, as without one, which counts PERFINFO64 events by their heads.
 # Usage: tests/switches.sh ETLDUMP [MKTRACE]
 set -u
 etldump=$1
@@ -32,6 +34,14 @@ run() {
         pass=$((pass + 1))
     else
         fail=$((fail + 1)); echo "switches: FAIL: $name:"; sed -n '1,8p' "$tmp/cmp"
+    fi
+    "$etldump" --stats -f csv --time=raw "$tmp/t.etl" > "$tmp/heads.csv" 2>&1
+    "$etldump" --stats -f csv --time=raw --cpu=0-2047 "$tmp/t.etl" > "$tmp/whole.csv" 2>&1
+    if [ -s "$tmp/heads.csv" ] && cmp -s "$tmp/heads.csv" "$tmp/whole.csv"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "switches: FAIL: $name: --stats differs with --cpu=0-2047:"
+        diff "$tmp/heads.csv" "$tmp/whole.csv" | sed -n '1,6p'
     fi
 }
 

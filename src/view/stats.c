@@ -274,6 +274,48 @@ static bool census_event(void *ctx, const struct etl_event *ev)
     return true;
 }
 
+/* Counts a run of PERFINFO64 events of processor cpu by their heads, as
+ * census_event would count each. Events of one HookId in a row are added
+ * up first, then merged into their entry's tally and the processor's. */
+static bool census_heads(void *ctx, unsigned cpu, const struct etl_head *h, size_t n)
+{
+    struct census *c = ctx;
+    /* No problem is said inside a run: a check before it is one before each. */
+    if ((c->strict && etl_file_problems(c->f)) || etl_file_is_nomem(c->f)) {
+        c->stop = true;
+        return false;
+    }
+    struct tally run = { 0, 0, 0, 0, false };
+    for (size_t i = 0, j; i < n; i = j) {
+        const uint32_t *hooks = c->hooks[ETL_KIND_PERFINFO64];
+        uint32_t e = hooks ? hooks[h[i].hook_id] : 0;
+        if (!e) {
+            struct key k;
+            memset(&k, 0, sizeof k);
+            k.kind = ETL_KIND_PERFINFO64;
+            k.hook = h[i].hook_id;
+            e = find_hook(c, &k);
+            hooks = c->hooks[ETL_KIND_PERFINFO64];
+        }
+        struct tally part = { 1, h[i].size, h[i].ts, h[i].ts, true };
+        for (j = i + 1; e && j < n && hooks[h[j].hook_id] == e; j++) {
+            part.bytes += h[j].size;
+            part.first = h[j].ts < part.first ? h[j].ts : part.first;
+            part.last = h[j].ts > part.last ? h[j].ts : part.last;
+        }
+        part.count = j - i;
+        tally_merge(e ? &c->ents[e - 1].t : &c->other, &part);
+        tally_merge(&run, &part);
+        c->last = e;
+        if (!e && etl_file_is_nomem(c->f)) {
+            c->stop = true;
+            break;
+        }
+    }
+    tally_merge(&c->cpu[cpu], &run);
+    return !c->stop;
+}
+
 /* Orders census entries by kind name, then key. */
 static int cmp_entry(const void *a, const void *b, void *ctx)
 {
@@ -371,7 +413,11 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         etl_payload_free(c.pl);
         return 0;
     }
-    etl_walk_file(f, census_event, &c);
+    /* Without a filter, a PERFINFO64 event is counted by its head alone. */
+    if (c.flt)
+        etl_walk_file(f, census_event, &c);
+    else
+        etl_walk_file_heads(f, census_event, census_heads, &c);
     for (size_t i = 0; i < ETL_MAX_CPUS; i++)
         tally_merge(&c.total, &c.cpu[i]);
     const struct etl_buffer_totals *bt = etl_file_totals(f);
