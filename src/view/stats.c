@@ -99,7 +99,7 @@ static inline void tally_add(struct tally *t, uint64_t bytes, int64_t ts, bool t
 }
 
 /* Adds tally b to a. */
-static void tally_merge(struct tally *a, const struct tally *b)
+static inline void tally_merge(struct tally *a, const struct tally *b)
 {
     a->count += b->count;
     a->bytes += b->bytes;
