@@ -280,6 +280,7 @@ enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off
 /* What a count needs of a PERFINFO64 record whole and sound. */
 struct etl_head {
     int64_t ts;               /* raw clock value */
+    uint32_t offset;          /* offset of the record in its buffer */
     uint16_t hook_id;
     uint16_t size;            /* record size including its header */
 };
@@ -310,12 +311,17 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx);
 void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx);
 
 /* Receives the heads of n events of one buffer of processor cpu, in buffer
- * order; returns false to stop the walk. */
-typedef bool (*etl_heads_fn)(void *ctx, unsigned cpu, const struct etl_head *h, size_t n);
+ * order; returns how many of them it took (n: all), or ETL_HEADS_STOP to
+ * stop the walk. */
+typedef size_t (*etl_heads_fn)(void *ctx, unsigned cpu, const struct etl_head *h, size_t n);
+#define ETL_HEADS_STOP ((size_t)-1)
 
 /* etl_walk_file, but each run of PERFINFO64 events whole and sound goes to
  * heads as their heads (etl_parse_heads), in their place in the walk; every
- * other event goes to fn. For counts, which need no more of these events. */
+ * other event goes to fn. When heads takes k < n of a run, the event of
+ * head k goes to fn whole, and the walk goes on after it. For passes that
+ * need no more of most of these events than their heads: counts, and
+ * passes that look at other events only. */
 void etl_walk_file_heads(struct etl_file *f, etl_event_fn fn, etl_heads_fn heads,
                          void *ctx);
 

@@ -182,6 +182,7 @@ size_t etl_parse_heads(const uint8_t *buf, size_t len, size_t off, struct etl_he
            perfinfo64_sound(buf + off, etl_le32(buf + off), len - off, &sz)) {
         const uint8_t *p = buf + off;
         h[n].ts = (int64_t)etl_le64(p + 8);
+        h[n].offset = (uint32_t)off;
         h[n].hook_id = etl_le16(p + 6);
         h[n].size = (uint16_t)sz;
         n++;

@@ -1019,11 +1019,16 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
         if (w->heads) {
             struct etl_head h[WALK_HEADS];
             size_t n = etl_parse_heads(l->bytes, l->end, off, h, WALK_HEADS, &next);
-            if (n && !w->heads(w->ctx, l->b.cpu, h, n))
+            size_t took = n ? w->heads(w->ctx, l->b.cpu, h, n) : 0;
+            if (took == ETL_HEADS_STOP)
                 return false;
-            off = next;
-            if (n == WALK_HEADS)
-                continue;
+            if (took < n) {
+                off = h[took].offset; /* that one whole, below */
+            } else {
+                off = next;
+                if (n == WALK_HEADS)
+                    continue;
+            }
         }
         const char *why = NULL;
         enum etl_parse_status st = etl_parse_event(l->bytes, l->end, off, &ev, &next, &why);

@@ -277,13 +277,13 @@ static bool census_event(void *ctx, const struct etl_event *ev)
 /* Counts a run of PERFINFO64 events of processor cpu by their heads, as
  * census_event would count each. Events of one HookId in a row are added
  * up first, then merged into their entry's tally and the processor's. */
-static bool census_heads(void *ctx, unsigned cpu, const struct etl_head *h, size_t n)
+static size_t census_heads(void *ctx, unsigned cpu, const struct etl_head *h, size_t n)
 {
     struct census *c = ctx;
     /* No problem is said inside a run: a check before it is one before each. */
     if ((c->strict && etl_file_problems(c->f)) || etl_file_is_nomem(c->f)) {
         c->stop = true;
-        return false;
+        return ETL_HEADS_STOP;
     }
     struct tally run = { 0, 0, 0, 0, false };
     for (size_t i = 0, j; i < n; i = j) {
@@ -313,7 +313,7 @@ static bool census_heads(void *ctx, unsigned cpu, const struct etl_head *h, size
         }
     }
     tally_merge(&c->cpu[cpu], &run);
-    return !c->stop;
+    return c->stop ? ETL_HEADS_STOP : n;
 }
 
 /* Orders census entries by kind name, then key. */
