@@ -115,10 +115,10 @@ static const struct etl_decoder generic = { 0, 0xFFFF, NULL, 0, 0, 255, ETL_REC_
 #define NTABLE (sizeof table / sizeof table[0])
 
 /* The decoder for a kernel event's HookId, version and header kind. */
-static const struct etl_decoder *lookup(uint16_t h, unsigned v, unsigned kind)
+/* The first entry whose range does not end before HookId h: from it, the
+ * entries that start at or before h are h's (versions may split a HookId). */
+static size_t first_entry(uint16_t h)
 {
-    /* The first entry whose range does not end before the HookId, then the
-     * entries that start at or before it (versions may split a HookId). */
     size_t lo = 0, hi = NTABLE;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -127,11 +127,29 @@ static const struct etl_decoder *lookup(uint16_t h, unsigned v, unsigned kind)
         else
             hi = mid;
     }
-    for (size_t i = lo; i < NTABLE && table[i].hook <= h; i++)
-        if (v >= table[i].vmin && v <= table[i].vmax &&
-            (!table[i].kinds || (table[i].kinds & (1u << kind))))
+    return lo;
+}
+
+/* Returns true if entry i takes events of header kind `kind`. */
+static bool takes_kind(size_t i, unsigned kind)
+{
+    return !table[i].kinds || (table[i].kinds & (1u << kind));
+}
+
+static const struct etl_decoder *lookup(uint16_t h, unsigned v, unsigned kind)
+{
+    for (size_t i = first_entry(h); i < NTABLE && table[i].hook <= h; i++)
+        if (v >= table[i].vmin && v <= table[i].vmax && takes_kind(i, kind))
             return &table[i];
     return &generic;
+}
+
+bool etl_dispatch_may_be(uint16_t h, unsigned kind, uint32_t rec)
+{
+    for (size_t i = first_entry(h); i < NTABLE && table[i].hook <= h; i++)
+        if (takes_kind(i, kind) && (rec & (1u << table[i].kind)))
+            return true;
+    return false;
 }
 
 const struct etl_decoder *etl_dispatch(const struct etl_event *ev)

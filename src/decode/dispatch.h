@@ -73,6 +73,11 @@ struct etl_decoder {
 /* Returns the entry for ev: never NULL (the generic entry matches all). */
 const struct etl_decoder *etl_dispatch(const struct etl_event *ev);
 
+/* Returns true if an event of header kind `kind` (a kernel one) with HookId
+ * h may, at some version, go to a decoder of a record kind in rec (bits
+ * 1 << enum etl_rec_kind); false when none of its versions can. */
+bool etl_dispatch_may_be(uint16_t h, unsigned kind, uint32_t rec);
+
 /* Decodes ev with its entry d into r; false when there is no typed record
  * (the generic entry, or a payload too damaged to give one: r->problem). */
 bool etl_decode(const struct etl_event *ev, const struct etl_decoder *d,

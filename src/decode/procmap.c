@@ -434,7 +434,27 @@ struct build_ctx {
     bool compressed;
     uint64_t buffer_offset;
     uint32_t event_offset;
+    uint32_t last_hook;       /* the HookId last asked about (build_heads), or above 0xFFFF */
+    bool last_whole;          /* and whether its events are wanted whole */
 };
+
+/* Takes the heads of the pre-pass's PERFINFO64 events up to the first one
+ * that may be a Process or Thread record: that one comes whole. */
+static size_t build_heads(void *vctx, unsigned cpu, const struct etl_head *h, size_t n)
+{
+    (void)cpu;
+    struct build_ctx *b = vctx;
+    for (size_t i = 0; i < n; i++) {
+        if (h[i].hook_id != b->last_hook) {
+            b->last_hook = h[i].hook_id;
+            b->last_whole = etl_dispatch_may_be(h[i].hook_id, ETL_KIND_PERFINFO64,
+                                                1u << ETL_REC_PROCESS | 1u << ETL_REC_THREAD);
+        }
+        if (b->last_whole)
+            return i;
+    }
+    return n;
+}
 
 /* Collects one event of the pre-pass. */
 static bool build_event(void *vctx, const struct etl_event *ev)
@@ -509,8 +529,9 @@ struct etl_procmap *etl_procmap_build(struct etl_file *f, bool report)
     b.m = m;
     b.scope = &scope;
     b.report = report;
+    b.last_hook = UINT32_MAX;
     etl_scope_begin(f, &scope, false);
-    etl_walk_file(f, build_event, &b);
+    etl_walk_file_heads(f, build_event, build_heads, &b);
     etl_scope_end(f, &scope);
     etl_scope_replay(f, &scope);
     if (b.oom || etl_file_is_nomem(f) || !etl_procmap_finish(m)) {

@@ -295,17 +295,30 @@ struct span_ctx {
     bool any;
 };
 
+/* Widens the span to time ts. */
+static inline void span_add(struct span_ctx *s, int64_t ts)
+{
+    if (!s->any || ts < s->lo)
+        s->lo = ts;
+    if (!s->any || ts > s->hi)
+        s->hi = ts;
+    s->any = true;
+}
+
 static bool span_event(void *vctx, const struct etl_event *ev)
 {
-    struct span_ctx *s = vctx;
-    if (!(ev->flags & ETL_EV_TS))
-        return true;
-    if (!s->any || ev->ts < s->lo)
-        s->lo = ev->ts;
-    if (!s->any || ev->ts > s->hi)
-        s->hi = ev->ts;
-    s->any = true;
+    if (ev->flags & ETL_EV_TS)
+        span_add(vctx, ev->ts);
     return true;
+}
+
+/* The span of PERFINFO64 events, which all carry a time. */
+static size_t span_heads(void *vctx, unsigned cpu, const struct etl_head *h, size_t n)
+{
+    (void)cpu;
+    for (size_t i = 0; i < n; i++)
+        span_add(vctx, h[i].ts);
+    return n;
 }
 
 bool etl_trace_span(struct etl_file *f, int64_t *first, int64_t *last)
@@ -313,7 +326,7 @@ bool etl_trace_span(struct etl_file *f, int64_t *first, int64_t *last)
     struct span_ctx s = { 0, 0, false };
     struct etl_scope scope;
     etl_scope_begin(f, &scope, false);
-    etl_walk_file(f, span_event, &s);
+    etl_walk_file_heads(f, span_event, span_heads, &s);
     etl_scope_end(f, &scope);
     etl_scope_replay(f, &scope);
     const struct etl_clock *clk = etl_file_clock(f);

@@ -379,6 +379,41 @@ START_TEST(ready_thread_payload)
 }
 END_TEST
 
+START_TEST(dispatch_may_be)
+{
+    /* Whatever a version of a HookId goes to, etl_dispatch_may_be says it
+     * may: every kernel kind, the versions at both ends (the table's bounds
+     * are 0, 2 and 255), the HookIds of the table and around them. */
+    static const uint8_t d[8] = { 0 };
+    static const uint8_t kinds[] = { ETL_KIND_SYSTEM32, ETL_KIND_SYSTEM64,
+                                     ETL_KIND_COMPACT32, ETL_KIND_COMPACT64,
+                                     ETL_KIND_PERFINFO32, ETL_KIND_PERFINFO64 };
+    for (uint32_t h = 0; h < 0x1000; h++) {
+        for (size_t k = 0; k < sizeof kinds; k++) {
+            uint32_t seen = 0;
+            for (uint16_t v = 0; v < 256; v = v == 7 ? 248 : v + 1) {
+                struct etl_event ev = ev_of(d, sizeof d, (uint16_t)h, kinds[k], v);
+                seen |= 1u << etl_dispatch(&ev)->kind;
+            }
+            for (unsigned rk = ETL_REC_LOGFILE; rk <= ETL_REC_INTR; rk++)
+                if (seen & (1u << rk))
+                    ck_assert_msg(etl_dispatch_may_be((uint16_t)h, kinds[k], 1u << rk),
+                                  "HookId 0x%04x kind %u record %u", (unsigned)h,
+                                  (unsigned)kinds[k], rk);
+        }
+    }
+    /* And no more than that where the pre-passes ask. */
+    const uint32_t pt = 1u << ETL_REC_PROCESS | 1u << ETL_REC_THREAD;
+    ck_assert(!etl_dispatch_may_be(0x0524, ETL_KIND_PERFINFO64, pt));
+    ck_assert(!etl_dispatch_may_be(0x0525, ETL_KIND_PERFINFO64, pt));
+    ck_assert(!etl_dispatch_may_be(0x0F2E, ETL_KIND_PERFINFO64, pt));
+    ck_assert(!etl_dispatch_may_be(0x0532, ETL_KIND_SYSTEM64, 1u << ETL_REC_READY));
+    ck_assert(etl_dispatch_may_be(0x0301, ETL_KIND_PERFINFO64, pt));
+    ck_assert(etl_dispatch_may_be(0x0548, ETL_KIND_PERFINFO64, pt));
+    ck_assert(etl_dispatch_may_be(0x0532, ETL_KIND_PERFINFO64, 1u << ETL_REC_READY));
+}
+END_TEST
+
 START_TEST(dpc_isr_payloads)
 {
     /* DPC, 64-bit: InitialTime 4000, Routine 0xFFFFF80612345670. */
@@ -610,6 +645,7 @@ int main(void)
     tc = tcase_create("decode");
     tcase_add_test(tc, ready_thread_payload);
     tcase_add_test(tc, dpc_isr_payloads);
+    tcase_add_test(tc, dispatch_may_be);
     tcase_add_test(tc, bias_fit);
     suite_add_tcase(s, tc);
     tc = tcase_create("reader");
