@@ -152,6 +152,26 @@ bool etl_dispatch_may_be(uint16_t h, unsigned kind, uint32_t rec)
     return false;
 }
 
+void etl_heads_pick_init(struct etl_heads_pick *p, uint32_t rec)
+{
+    p->rec = rec;
+    p->last_hook = UINT32_MAX;
+    p->last_whole = false;
+}
+
+size_t etl_heads_pick(struct etl_heads_pick *p, const struct etl_head *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (h[i].hook_id != p->last_hook) {
+            p->last_hook = h[i].hook_id;
+            p->last_whole = etl_dispatch_may_be(h[i].hook_id, ETL_KIND_PERFINFO64, p->rec);
+        }
+        if (p->last_whole)
+            return i;
+    }
+    return n;
+}
+
 const struct etl_decoder *etl_dispatch(const struct etl_event *ev)
 {
     if (!(ev->flags & ETL_EV_HOOK) || !etl_kind_is_kernel(ev->kind))

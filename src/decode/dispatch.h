@@ -78,6 +78,22 @@ const struct etl_decoder *etl_dispatch(const struct etl_event *ev);
  * 1 << enum etl_rec_kind); false when none of its versions can. */
 bool etl_dispatch_may_be(uint16_t h, unsigned kind, uint32_t rec);
 
+/* For a pass that wants whole only the PERFINFO64 events of some record
+ * kinds (etl_walk_file_heads): the record kinds, and the answer for the
+ * HookId last asked about. */
+struct etl_heads_pick {
+    uint32_t rec;             /* bits 1 << enum etl_rec_kind */
+    uint32_t last_hook;       /* above 0xFFFF: none yet */
+    bool last_whole;
+};
+
+/* Sets p up for the record kinds in rec. */
+void etl_heads_pick_init(struct etl_heads_pick *p, uint32_t rec);
+
+/* Returns the number of heads before the first of h[0..n) whose event may
+ * be a record of p's kinds (n when none may): a heads function's answer. */
+size_t etl_heads_pick(struct etl_heads_pick *p, const struct etl_head *h, size_t n);
+
 /* Decodes ev with its entry d into r; false when there is no typed record
  * (the generic entry, or a payload too damaged to give one: r->problem). */
 bool etl_decode(const struct etl_event *ev, const struct etl_decoder *d,

@@ -434,8 +434,7 @@ struct build_ctx {
     bool compressed;
     uint64_t buffer_offset;
     uint32_t event_offset;
-    uint32_t last_hook;       /* the HookId last asked about (build_heads), or above 0xFFFF */
-    bool last_whole;          /* and whether its events are wanted whole */
+    struct etl_heads_pick pick; /* PERFINFO64 events wanted whole */
 };
 
 /* Takes the heads of the pre-pass's PERFINFO64 events up to the first one
@@ -444,16 +443,7 @@ static size_t build_heads(void *vctx, unsigned cpu, const struct etl_head *h, si
 {
     (void)cpu;
     struct build_ctx *b = vctx;
-    for (size_t i = 0; i < n; i++) {
-        if (h[i].hook_id != b->last_hook) {
-            b->last_hook = h[i].hook_id;
-            b->last_whole = etl_dispatch_may_be(h[i].hook_id, ETL_KIND_PERFINFO64,
-                                                1u << ETL_REC_PROCESS | 1u << ETL_REC_THREAD);
-        }
-        if (b->last_whole)
-            return i;
-    }
-    return n;
+    return etl_heads_pick(&b->pick, h, n);
 }
 
 /* Collects one event of the pre-pass. */
@@ -529,7 +519,7 @@ struct etl_procmap *etl_procmap_build(struct etl_file *f, bool report)
     b.m = m;
     b.scope = &scope;
     b.report = report;
-    b.last_hook = UINT32_MAX;
+    etl_heads_pick_init(&b.pick, 1u << ETL_REC_PROCESS | 1u << ETL_REC_THREAD);
     etl_scope_begin(f, &scope, false);
     etl_walk_file_heads(f, build_event, build_heads, &b);
     etl_scope_end(f, &scope);

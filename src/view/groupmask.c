@@ -23,6 +23,7 @@ struct scan_ctx {
     struct etl_ext_scan *s;
     uint64_t order;
     bool nomem;
+    struct etl_heads_pick pick; /* PERFINFO64 events wanted whole */
 };
 
 /* Keeps one event if it is a header extension. */
@@ -76,10 +77,20 @@ static int cmp_event(const void *a, const void *b, void *ctx)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Takes the heads of PERFINFO64 events up to the first one that may be a
+ * header extension: that one comes whole. */
+static size_t scan_heads(void *vctx, unsigned cpu, const struct etl_head *h, size_t n)
+{
+    (void)cpu;
+    struct scan_ctx *x = vctx;
+    return etl_heads_pick(&x->pick, h, n);
+}
+
 bool etl_ext_scan(struct etl_file *f, bool all, struct etl_ext_scan *out)
 {
     memset(out, 0, sizeof *out);
-    struct scan_ctx x = { out, 0, false };
+    struct scan_ctx x = { out, 0, false, { 0, 0, false } };
+    etl_heads_pick_init(&x.pick, 1u << ETL_REC_HEADER_EXT);
     /* A full scan holds its problems: the trace row that it is for comes
      * first. A quick one (header buffers, then each processor's first
      * buffer: where sessions write their masks) is quiet: the view that
@@ -87,7 +98,7 @@ bool etl_ext_scan(struct etl_file *f, bool all, struct etl_ext_scan *out)
     out->f = f;
     etl_scope_begin(f, &out->scope, all);
     if (all)
-        etl_walk_file(f, scan_event, &x);
+        etl_walk_file_heads(f, scan_event, scan_heads, &x);
     else
         etl_walk_first_buffers(f, scan_event, &x);
     etl_scope_end(f, &out->scope);
