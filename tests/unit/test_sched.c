@@ -411,6 +411,19 @@ START_TEST(dispatch_may_be)
     ck_assert(etl_dispatch_may_be(0x0301, ETL_KIND_PERFINFO64, pt));
     ck_assert(etl_dispatch_may_be(0x0548, ETL_KIND_PERFINFO64, pt));
     ck_assert(etl_dispatch_may_be(0x0532, ETL_KIND_PERFINFO64, 1u << ETL_REC_READY));
+    /* A pass's pick: the heads before the first event it wants whole. */
+    struct etl_head h[5];
+    static const uint16_t hooks[5] = { 0x0524, 0x0524, 0x0301, 0x0524, 0x0548 };
+    for (int i = 0; i < 5; i++)
+        h[i] = (struct etl_head){ 100 + i, 0x48u + 0x40u * (unsigned)i, hooks[i], 0x40 };
+    struct etl_heads_pick pick;
+    etl_heads_pick_init(&pick, pt);
+    ck_assert_uint_eq(etl_heads_pick(&pick, h, 5), 2);
+    ck_assert_uint_eq(etl_heads_pick(&pick, h + 2, 3), 0);  /* the answer kept: still whole */
+    ck_assert_uint_eq(etl_heads_pick(&pick, h + 3, 2), 1);
+    ck_assert_uint_eq(etl_heads_pick(&pick, h, 2), 2);
+    etl_heads_pick_init(&pick, 1u << ETL_REC_HEADER_EXT);
+    ck_assert_uint_eq(etl_heads_pick(&pick, h, 5), 5);
 }
 END_TEST
 
