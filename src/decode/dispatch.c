@@ -114,7 +114,6 @@ static const struct etl_decoder generic = { 0, 0xFFFF, NULL, 0, 0, 255, ETL_REC_
 
 #define NTABLE (sizeof table / sizeof table[0])
 
-/* The decoder for a kernel event's HookId, version and header kind. */
 /* The first entry whose range does not end before HookId h: from it, the
  * entries that start at or before h are h's (versions may split a HookId). */
 static size_t first_entry(uint16_t h)
@@ -136,6 +135,7 @@ static bool takes_kind(size_t i, unsigned kind)
     return !table[i].kinds || (table[i].kinds & (1u << kind));
 }
 
+/* The decoder for a kernel event's HookId, version and header kind. */
 static const struct etl_decoder *lookup(uint16_t h, unsigned v, unsigned kind)
 {
     for (size_t i = first_entry(h); i < NTABLE && table[i].hook <= h; i++)
