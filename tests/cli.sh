@@ -70,6 +70,18 @@ check "truncated --stats: events before the cut" grep -q ',total,events,[1-9]' "
 check "truncated --stats: one message" test "$(grep -c 'offset 0x4000: buffer of 8192 bytes is truncated' "$tmp/err")" -eq 1
 expect "truncated --stats --strict" 1 "$etldump" --stats --strict -f csv "$tmp/cut.etl"
 check "truncated --stats --strict: no event" grep -q ',total,events,0,' "$tmp/out"
+# --strict stops a census counting a run of PERFINFO64 events by their
+# heads as it stops one counting whole events: a trace of CSwitch events
+# alone, the first record of its fifth buffer damaged.
+"$top/build/mktrace" --quiet --encoding=cswitch --misc-rate=0 --cpus=1 --switches=2000 \
+    --buffer-size=4096 --seed=3 "$tmp/heads.etl" - 2>/dev/null
+printf '\000\000\000\000' | dd of="$tmp/heads.etl" bs=1 seek=$((4096 * 4 + 0x48)) conv=notrunc 2>/dev/null
+expect "damaged run --stats" 1 "$etldump" --stats -f csv "$tmp/heads.etl"
+grep ',total,events,' "$tmp/out" | cut -d, -f4 > "$tmp/all"
+expect "damaged run --stats --strict" 1 "$etldump" --stats --strict -f csv "$tmp/heads.etl"
+grep ',total,events,' "$tmp/out" | cut -d, -f4 > "$tmp/strict"
+check "damaged run --stats --strict: stops at the damage" \
+    test "$(cat "$tmp/strict")" -gt 0 -a "$(cat "$tmp/strict")" -lt $(($(cat "$tmp/all") - 1000))
 expect "several inputs: highest status" 3 "$etldump" "$sample" "$tmp/damaged.etl" "$tmp/none.etl"
 
 # Output: -o, a full disk, a reader that goes away.

@@ -206,17 +206,24 @@ static bool entry_matches(const struct entry *e, const struct etl_event *ev,
     return e->k.hook == ((ev->flags & ETL_EV_HOOK) ? ev->hook_id : 0);
 }
 
-/* Returns the entry counting ev + 1, or 0 (past MAX_KEYS, out of memory). */
-static uint32_t census_find(struct census *c, const struct etl_event *ev, bool by_guid)
+/* The key of events of a kind without a GUID: by HookId (0: none). */
+static struct key hook_key(uint8_t kind, uint16_t hook)
 {
     struct key k;
     memset(&k, 0, sizeof k);
-    k.kind = ev->kind;
+    k.kind = kind;
+    k.hook = hook;
+    return k;
+}
+
+/* Returns the entry counting ev + 1, or 0 (past MAX_KEYS, out of memory). */
+static uint32_t census_find(struct census *c, const struct etl_event *ev, bool by_guid)
+{
+    bool hook = !by_guid && (ev->flags & ETL_EV_HOOK);
+    struct key k = hook_key(ev->kind, hook ? ev->hook_id : 0);
     if (by_guid) {
         k.has_guid = 1;
         memcpy(k.guid, ev->guid, 16);
-    } else if (ev->flags & ETL_EV_HOOK) {
-        k.hook = ev->hook_id;
     }
     if (!by_guid && etl_kind_is_kernel(k.kind))
         return find_hook(c, &k);
@@ -245,14 +252,21 @@ static OUT_OF_LINE bool census_wanted(struct census *c, const struct etl_event *
     return etl_filter_event(c->flt, c->clk, c->map, ev, c->payload ? &rec : NULL, name);
 }
 
+/* Returns true, the census stopped, when it must count no more: with
+ * --strict after a problem, or out of memory. */
+static bool census_stops(struct census *c)
+{
+    if ((c->strict && etl_file_problems(c->f)) || etl_file_is_nomem(c->f))
+        c->stop = true;
+    return c->stop;
+}
+
 /* Counts one event. */
 static bool census_event(void *ctx, const struct etl_event *ev)
 {
     struct census *c = ctx;
-    if ((c->strict && etl_file_problems(c->f)) || etl_file_is_nomem(c->f)) {
-        c->stop = true;
+    if (census_stops(c))
         return false;
-    }
     /* Events without a provider GUID (the kernel's) describe nothing. */
     if (!c->names && (ev->flags & ETL_EV_GUID) && !etl_payload_learn(c->pl, ev)) {
         etl_file_nomem(c->f);
@@ -281,19 +295,14 @@ static size_t census_heads(void *ctx, unsigned cpu, const struct etl_head *h, si
 {
     struct census *c = ctx;
     /* No problem is said inside a run: a check before it is one before each. */
-    if ((c->strict && etl_file_problems(c->f)) || etl_file_is_nomem(c->f)) {
-        c->stop = true;
+    if (census_stops(c))
         return ETL_HEADS_STOP;
-    }
     struct tally run = { 0, 0, 0, 0, false };
     for (size_t i = 0, j; i < n; i = j) {
         const uint32_t *hooks = c->hooks[ETL_KIND_PERFINFO64];
         uint32_t e = hooks ? hooks[h[i].hook_id] : 0;
         if (!e) {
-            struct key k;
-            memset(&k, 0, sizeof k);
-            k.kind = ETL_KIND_PERFINFO64;
-            k.hook = h[i].hook_id;
+            struct key k = hook_key(ETL_KIND_PERFINFO64, h[i].hook_id);
             e = find_hook(c, &k);
             hooks = c->hooks[ETL_KIND_PERFINFO64];
         }
