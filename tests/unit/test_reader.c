@@ -690,6 +690,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 struct seen {
     uint64_t events, ev_hash;
     uint64_t problems, pr_hash, pr_sum;
+    uint64_t last_buffer;      /* the largest buffer offset of an event */
 };
 
 static bool seen_event(void *ctx, const struct etl_event *ev)
@@ -704,6 +705,8 @@ static bool seen_event(void *ctx, const struct etl_event *ev)
     h = fnv(h, &ev->data_len, sizeof ev->data_len);
     x->ev_hash = fnv(h, ev->data, ev->data_len);
     x->events++;
+    if (ev->buffer_offset > x->last_buffer)
+        x->last_buffer = ev->buffer_offset;
     return true;
 }
 
@@ -992,6 +995,59 @@ START_TEST(read_copied_or_mapped)
 }
 END_TEST
 
+#if ETL_MAX_BUFFERS <= 4096
+/* Keeps the first problem that names "more than" in its message. */
+static void past_bound(void *ctx, uint64_t offset, const char *msg)
+{
+    uint64_t *at = ctx;
+    if (*at == UINT64_MAX && strstr(msg, "more than"))
+        *at = offset;
+}
+
+/* The reader built with a bound of a few buffers (ETL_MAX_BUFFERS, see the
+ * Makefile): a file of more, read by copying while the walk indexes it (up
+ * to the bound, then the rest as etl_open indexes), indexed first, and
+ * mapped, gives the events of the first ETL_MAX_BUFFERS buffers alone, and
+ * one problem at the first buffer past them. */
+START_TEST(read_past_max_buffers)
+{
+    char path[256];
+    temp_file(path, sizeof path);
+    for (int damaged = 0; damaged < 2; damaged++) {
+        write_trace(path, 40000, 4096, false, false);
+        struct stat sb;
+        ck_assert_int_eq(stat(path, &sb), 0);
+        uint64_t bound = (uint64_t)ETL_MAX_BUFFERS * 4096;
+        ck_assert_msg((uint64_t)sb.st_size >= bound * 2, "%lld bytes",
+                      (long long)sb.st_size);
+        if (damaged) { /* the buffer past the bound says an impossible size */
+            static const uint8_t junk[4] = { 0x10, 0, 0, 0 };
+            smash(path, (off_t)bound, junk, sizeof junk);
+        }
+        same_both_ways(path, 1000, 1, NULL);
+        struct seen x[2];
+        for (int way = 0; way < 2; way++) {
+            read_way(path, way ? ETL_READ_MAP : ETL_READ_COPY, 1, false, x, NULL);
+            for (int k = 0; k < 2; k++)
+                ck_assert_msg(x[k].last_buffer == bound - 4096, "%s: last buffer %llu",
+                              way ? "mapped" : "copied",
+                              (unsigned long long)x[k].last_buffer);
+        }
+        uint64_t at = UINT64_MAX;
+        struct etl_diag d = { past_bound, NULL, NULL, NULL, &at };
+        enum etl_open_status st;
+        struct etl_file *f = etl_open_path(path, &d, &st);
+        ck_assert_ptr_nonnull(f);
+        etl_walk_file(f, seen_event, &x[0]);
+        ck_assert_msg(at == bound + (damaged ? 4096 : 0), "problem at %llu",
+                      (unsigned long long)at);
+        etl_close(f);
+    }
+    unlink(path);
+}
+END_TEST
+#endif
+
 /* Counts events up to a limit, then asks the walk to stop. */
 static bool count_upto(void *ctx, const struct etl_event *ev)
 {
@@ -1077,8 +1133,16 @@ int main(void)
     tcase_add_test(tc, read_copied_or_mapped);
     tcase_add_test(tc, walk_indexes);
     suite_add_tcase(s, tc);
+    const char *only = NULL;
+#if ETL_MAX_BUFFERS <= 4096
+    /* Built with a bound of a few buffers: only what reaches the bound. */
+    TCase *bound = tcase_create("bound");
+    tcase_add_test(bound, read_past_max_buffers);
+    suite_add_tcase(s, bound);
+    only = "bound";
+#endif
     SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
+    srunner_run(sr, NULL, only, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
