@@ -356,6 +356,18 @@ if gen procs procs; then
     rm -f "$tmp/procs.etl"
 fi
 
+# summary_threads NAME TAG COLUMN...: those columns of the thread rows of the
+# --summary CSV in $tmp/out (the idle thread's left out) against NAME's TAG
+# lines.
+summary_threads() {
+    sn=$1 tag=$2; shift 2
+    awk -F, 'NR == 1 || $1 == "thread"' "$tmp/out" > "$tmp/thr.csv"
+    cols "$tmp/thr.csv" "$@" | grep -v '^0,0,' | sort > "$tmp/got.$tag"
+    tagged "$sn" "$tag" | sort > "$tmp/want.$tag"
+    cmp -s "$tmp/want.$tag" "$tmp/got.$tag" && ok ||
+        bad "$sn: --summary $tag: $(diff "$tmp/want.$tag" "$tmp/got.$tag" | sed -n 2,3p | tr '\n' ' ')"
+}
+
 # ---- a TID reused within a millisecond ----------------------------------------------
 if gen tidreuse tidreuse; then
     views tidreuse
@@ -369,16 +381,24 @@ if gen tidreuse tidreuse; then
             bad "tidreuse: switch view: $(diff "$tmp/want.who" "$tmp/got.who" | sed -n 2,3p | tr '\n' ' ')"
     }
     run tidreuse summary --summary -f csv && {
-        awk -F, 'NR == 1 || $1 == "thread"' "$tmp/out" > "$tmp/thr.csv"
-        cols "$tmp/thr.csv" pid tid process thread_name cpu_time | grep -v '^0,0,' | sort > "$tmp/got.thr"
-        tagged tidreuse thr | sort > "$tmp/want.thr"
-        cmp -s "$tmp/want.thr" "$tmp/got.thr" && ok ||
-            bad "tidreuse: --summary threads: $(diff "$tmp/want.thr" "$tmp/got.thr" | sed -n 2,3p | tr '\n' ' ')"
+        summary_threads tidreuse thr pid tid process thread_name cpu_time
         awk -F, 'NR == 1 || $1 == "process"' "$tmp/out" > "$tmp/proc.csv"
         cols "$tmp/proc.csv" pid process cpu_time | grep -v '^0,' | sort > "$tmp/got.proc"
         tagged tidreuse proc | sort > "$tmp/want.proc"
         cmp -s "$tmp/want.proc" "$tmp/got.proc" && ok ||
             bad "tidreuse: --summary processes: $(diff "$tmp/want.proc" "$tmp/got.proc" | sed -n 2,3p | tr '\n' ' ')"
+    }
+fi
+
+# ---- a TID that changes process while a CPU runs it --------------------------------------
+# The switch-out after the new thread's start is the new thread's (its
+# switch-in on the other CPU is a migration); the run stays the old one's.
+if gen tidmove tidmove; then
+    views tidmove
+    switches tidmove
+    run tidmove summary --summary -f csv && {
+        summary_threads tidmove thr pid tid process thread_name cpu_time
+        summary_threads tidmove mig pid tid switch_ins migrations
     }
 fi
 

@@ -27,6 +27,7 @@
  *                                      (BYTE: in the decompressed buffer)
  *   thr PID,TID,IMAGE,NAME,CPU_TIME    a thread lifetime and its CPU time (s)
  *   proc PID,IMAGE,CPU_TIME            a process and its CPU time (s)
+ *   mig PID,TID,SWITCH_INS,MIGRATIONS  a thread's switch-ins and migrations
  *   name KIND,TEXT                     a string as it must be shown (UTF-8)
  *   note TEXT                          anything the test prints
  *
@@ -1041,21 +1042,31 @@ static void case_procs(struct w *w, const char *arg)
             np, w->nbuf, w->off);
 }
 
+/* The TID cases' processes and thread: 2 CPUs; CPU 0's first buffer begun
+ * with the rundown of processes 1000 (alpha.exe) and 2000 (beta.exe) and
+ * of thread 3000 of 1000, named worker-a, then 3000 switched in 1 ms into
+ * the trace; returns that time. */
+enum { TID_PA = 1000, TID_PB = 2000, TID_T = 3000 };
+static int64_t tid_begin(struct w *w)
+{
+    w->cpus = 2;
+    w_start(w, 4096);
+    buf_next(w, 0);
+    ev_process_dcstart(w, w->t0 + 10, 0xFFFF8000AAAA0000ull, TID_PA, 4, "alpha.exe");
+    ev_process_dcstart(w, w->t0 + 11, 0xFFFF8000BBBB0000ull, TID_PB, 4, "beta.exe");
+    ev_thread(w, HOOK_THREAD_DCSTART, w->t0 + 12, TID_T, TID_PA, TID_PA, TID_T, "worker-a");
+    ev_cswitch(w, w->t0 + 10000, 0, TID_T);
+    return w->t0 + 10000;
+}
+
 /* A TID reused within 1 ms: thread 3000 of process 1000 ends, the same TID
  * starts in process 2000 100 us later; switches of it before and after. */
 static void case_tidreuse(struct w *w, const char *arg)
 {
     (void)arg;
-    w->cpus = 2;
-    w_start(w, 4096);
-    const uint32_t pa = 1000, pbid = 2000, t = 3000;
-    int64_t t1 = w->t0 + 10000;                 /* 1 ms in */
+    const uint32_t pa = TID_PA, pbid = TID_PB, t = TID_T;
+    int64_t t1 = tid_begin(w);                  /* 1 ms in */
     int64_t te = t1 + 5000;                     /* Thread End */
-    buf_next(w, 0);
-    ev_process_dcstart(w, w->t0 + 10, 0xFFFF8000AAAA0000ull, pa, 4, "alpha.exe");
-    ev_process_dcstart(w, w->t0 + 11, 0xFFFF8000BBBB0000ull, pbid, 4, "beta.exe");
-    ev_thread(w, HOOK_THREAD_DCSTART, w->t0 + 12, t, pa, pa, t, "worker-a");
-    ev_cswitch(w, t1, 0, t);
     ev_cswitch(w, t1 + 2000, t, 0);
     ev_cswitch(w, t1 + 4000, 0, t);
     ev_thread(w, HOOK_THREAD_END, te, t, pa, pa, t, "worker-a");
@@ -1082,6 +1093,31 @@ static void case_tidreuse(struct w *w, const char *arg)
     fprintf(w->exp, "thr %u,%u,beta.exe,worker-b,0.000100000\n", pbid, t);
     fprintf(w->exp, "proc %u,alpha.exe,0.000310000\n", pa);
     fprintf(w->exp, "proc %u,beta.exe,0.000100000\n", pbid);
+}
+
+/* A TID that changes process while a CPU still runs it: thread 3000 of
+ * process 1000 is switched in on CPU 0 and ends; the same TID starts in
+ * process 2000; CPU 0 switches TID 3000 out only after that start, so the
+ * switch-out is process 2000's thread's, and its switch-in on CPU 1 that
+ * follows is a migration. The run on CPU 0 stays the thread it began with
+ * (process 1000's). */
+static void case_tidmove(struct w *w, const char *arg)
+{
+    (void)arg;
+    int64_t end = tid_begin(w) + 5000;          /* Thread End */
+    ev_thread(w, HOOK_THREAD_END, end, TID_T, TID_PA, TID_PA, TID_T, "worker-a");
+    ev_cswitch(w, end + 2000, TID_T, 0);        /* after the start in 2000 */
+    buf_end(w);
+    buf_next(w, 1);
+    ev_thread(w, HOOK_THREAD_START, end + 1000, 1004, TID_PA, TID_PB, TID_T, "worker-b");
+    ev_cswitch(w, end + 3000, 0, TID_T);
+    ev_cswitch(w, end + 4000, TID_T, 0);
+    buf_end(w);
+    /* CPU time at 10 MHz: 7000 ticks on CPU 0, 1000 on CPU 1. */
+    fprintf(w->exp, "thr %u,%u,alpha.exe,worker-a,0.000700000\n", TID_PA, TID_T);
+    fprintf(w->exp, "thr %u,%u,beta.exe,worker-b,0.000100000\n", TID_PB, TID_T);
+    fprintf(w->exp, "mig %u,%u,1,0\n", TID_PA, TID_T);
+    fprintf(w->exp, "mig %u,%u,1,1\n", TID_PB, TID_T);
 }
 
 /* Names that are not valid UTF-16 (and an image that is not UTF-8): each
@@ -1225,6 +1261,7 @@ static const struct {
     { "toend", case_toend },
     { "procs", case_procs },
     { "tidreuse", case_tidreuse },
+    { "tidmove", case_tidmove },
     { "utf16", case_utf16 },
     { "manifest", case_manifest },
 };
