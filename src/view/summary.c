@@ -121,7 +121,7 @@ struct waits {
     int64_t wait_time, ready_time;
     uint64_t waits;
     struct reason_count *wr;
-    size_t nwr, capwr;
+    uint32_t nwr;             /* room: see room_of */
 };
 
 /* Figures of a thread or a process. */
@@ -138,20 +138,21 @@ struct readier {
     uint32_t count;
 };
 
-/* One thread row: a TID within a process lifetime (or its PID, or neither). */
+/* One thread row: a TID within a process lifetime (or its PID, or neither).
+ * Rows are many (a thread each): the fields are packed. */
 struct thr {
     uint64_t pk;              /* process key (see proc_key) */
     uint32_t tid, pid;
     uint32_t name;            /* from the map, or ETL_PM_NONE */
     uint32_t proc;            /* process lifetime, or ETL_PM_NONE */
-    bool pid_known;
     int32_t last_cpu;         /* where last seen, -1 before */
+    uint32_t nrd;             /* readiers (room: see room_of) */
+    uint32_t nrv, caprv, nready;
+    bool pid_known;
     struct figures fig;
     int64_t *rv;              /* kept ready spans (ns) */
-    uint32_t nrv, caprv, nready;
     int64_t rmax;             /* the longest ready span */
     struct readier *rd;
-    size_t nrd, caprd;
 };
 
 /* A finished DPC or ISR: [s, e] in ns. */
@@ -199,7 +200,7 @@ struct summary {
     const struct etl_procmap *map;
     struct thr *t;
     size_t n, cap;
-    uint32_t *tab;            /* slot + 1, 0 empty */
+    uint64_t *tab;            /* TID << 32 | (slot + 1), 0 empty (see tab_entry) */
     size_t tcap;
     struct cpu *cpu;          /* ETL_MAX_CPUS */
     struct routines rt;
@@ -228,18 +229,25 @@ static size_t key_hash(uint32_t tid, uint64_t pk)
     return (size_t)(h ^ (h >> 29));
 }
 
+/* A slot table entry: the row's TID beside its slot, so that a lookup
+ * reads only the rows of its own TID (rows are many and far apart). */
+static uint64_t tab_entry(uint32_t tid, size_t slot)
+{
+    return (uint64_t)tid << 32 | (uint32_t)(slot + 1);
+}
+
 /* Grows the slot table; false when out of memory. */
 static bool rehash(struct summary *m)
 {
     size_t ncap = m->tcap ? m->tcap * 2 : 1024;
-    uint32_t *t = calloc(ncap, sizeof *t);
+    uint64_t *t = calloc(ncap, sizeof *t);
     if (!t)
         return false;
     for (size_t i = 0; i < m->n; i++) {
         size_t j = key_hash(m->t[i].tid, m->t[i].pk) & (ncap - 1);
         while (t[j])
             j = (j + 1) & (ncap - 1);
-        t[j] = (uint32_t)i + 1;
+        t[j] = tab_entry(m->t[i].tid, i);
     }
     free(m->tab);
     m->tab = t;
@@ -255,11 +263,10 @@ static uint32_t thread_slot(struct summary *m, uint32_t tid, const struct etl_wh
     if ((m->n + 1) * 2 > m->tcap && !rehash(m))
         return UINT32_MAX;
     size_t j = key_hash(tid, pk) & (m->tcap - 1);
-    while (m->tab[j]) {
-        struct thr *t = &m->t[m->tab[j] - 1];
-        if (t->tid == tid && t->pk == pk)
-            return m->tab[j] - 1;
-        j = (j + 1) & (m->tcap - 1);
+    for (uint64_t e; (e = m->tab[j]) != 0; j = (j + 1) & (m->tcap - 1)) {
+        uint32_t slot = (uint32_t)e - 1;
+        if ((uint32_t)(e >> 32) == tid && m->t[slot].pk == pk)
+            return slot;
     }
     if (!etl_grow(&m->t, &m->cap, m->n + 1, sizeof *m->t, 256))
         return UINT32_MAX;
@@ -273,7 +280,7 @@ static uint32_t thread_slot(struct summary *m, uint32_t tid, const struct etl_wh
     t->name = w->thread != ETL_PM_NONE ? etl_procmap_thread(m->map, w->thread)->name
                                        : ETL_PM_NONE;
     t->last_cpu = -1;
-    m->tab[j] = (uint32_t)m->n + 1;
+    m->tab[j] = tab_entry(tid, m->n);
     return (uint32_t)m->n++;
 }
 
@@ -282,6 +289,18 @@ static uint32_t thread_at(struct summary *m, uint32_t tid, int64_t ts)
 {
     struct etl_who w;
     etl_procmap_who(m->map, tid, ts, &w);
+    return thread_slot(m, tid, &w);
+}
+
+/* The same for the thread that a switch at ts on CPU c switches out: most
+ * often the row c switched in, found without the table when its key is the
+ * one the thread has at ts. */
+static uint32_t thread_out(struct summary *m, const struct cpu *c, uint32_t tid, int64_t ts)
+{
+    struct etl_who w;
+    etl_procmap_who(m->map, tid, ts, &w);
+    if (c->known && m->t[c->slot].tid == tid && m->t[c->slot].pk == proc_key(&w))
+        return c->slot;
     return thread_slot(m, tid, &w);
 }
 
@@ -326,6 +345,16 @@ static bool in_range(const struct etl_filter *f, int64_t ns)
     return !f || ((!f->has_start || ns >= f->start_ns) && (!f->has_end || ns <= f->end_ns));
 }
 
+/* Returns the room of an array of n reasons or readiers: it grows by
+ * doubling from 4, and rows do not keep it. */
+static size_t room_of(size_t n)
+{
+    size_t c = n ? 4 : 0;
+    while (c < n)
+        c *= 2;
+    return c;
+}
+
 /* Counts k waits for reason r; false when out of memory. */
 static bool add_reason(struct waits *w, uint8_t r, uint32_t k)
 {
@@ -334,7 +363,8 @@ static bool add_reason(struct waits *w, uint8_t r, uint32_t k)
             w->wr[i].count += k;
             return true;
         }
-    if (!etl_grow(&w->wr, &w->capwr, w->nwr + 1, sizeof *w->wr, 4))
+    size_t room = room_of(w->nwr);
+    if (!etl_grow(&w->wr, &room, w->nwr + 1u, sizeof *w->wr, 4))
         return false;
     w->wr[w->nwr].reason = r;
     w->wr[w->nwr].count = k;
@@ -350,7 +380,8 @@ static bool add_readier(struct thr *t, const char *img)
             t->rd[i].count++;
             return true;
         }
-    if (!etl_grow(&t->rd, &t->caprd, t->nrd + 1, sizeof *t->rd, 4))
+    size_t room = room_of(t->nrd);
+    if (!etl_grow(&t->rd, &room, t->nrd + 1u, sizeof *t->rd, 4))
         return false;
     t->rd[t->nrd].image = img;
     t->rd[t->nrd].count = 1;
@@ -480,7 +511,7 @@ static void account_switch(struct summary *m, const struct etl_sched_item *it,
     c->any_sw = true;
     /* The old thread leaves. */
     if (has_old && sw->old_tid != 0) {
-        uint32_t o = thread_at(m, sw->old_tid, sw->ts);
+        uint32_t o = thread_out(m, c, sw->old_tid, sw->ts);
         if (o == UINT32_MAX) {
             m->oom = true;
             return;
@@ -645,13 +676,25 @@ static void put_count(char *buf, size_t cap, size_t *o, const char *name, uint64
     put(buf, cap, o, num, etl_fmt_u64(count, num));
 }
 
+/* Sorts reason counts as cmp_reason orders them: they are few (a reason
+ * appears once), so by insertion. */
+static void sort_reasons(struct reason_count *r, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct reason_count x = r[i];
+        size_t j = i;
+        for (; j > 0 && cmp_reason(&x, &r[j - 1], NULL) < 0; j--)
+            r[j] = r[j - 1];
+        r[j] = x;
+    }
+}
+
 /* Writes "Reason:count ..." into buf. */
 static void reasons_text(struct waits *w, char *buf, size_t cap)
 {
     size_t o = 0;
     buf[0] = '\0';
-    if (w->nwr > 1)
-        etl_sort(w->wr, w->nwr, sizeof *w->wr, cmp_reason, NULL);
+    sort_reasons(w->wr, w->nwr);
     for (size_t i = 0; i < w->nwr; i++) {
         char num[ETL_FMT_NUM_MAX + 1];
         const char *name = etl_wait_reason_name(w->wr[i].reason);
@@ -750,11 +793,19 @@ static void figures_free(struct figures *g)
     free(g->w[1].wr);
 }
 
-/* A process row: the threads that share a process key (t[first, end)). */
+/* A thread row's place in an order: what the orders compare, and the row
+ * (the rows stay where they are; sorting these moves far fewer bytes). */
+struct order {
+    uint64_t key;             /* the process key, or the CPU time */
+    uint32_t tid, row;
+};
+
+/* A process row: the threads that share a process key (ord[first, end)). */
 struct prow {
     uint64_t pk;
     uint32_t pid, proc, threads;
     size_t first, end;
+    size_t nrv;               /* ready spans kept in its threads */
     uint32_t nready;
     int64_t rmax;
     struct figures fig;
@@ -764,24 +815,26 @@ struct prow {
 static int cmp_pk(const void *a, const void *b, void *ctx)
 {
     (void)ctx;
-    const struct thr *x = a, *y = b;
-    if (x->pk != y->pk)
-        return x->pk < y->pk ? -1 : 1;
+    const struct order *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
     return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* Orders thread rows: most CPU time first, then PID and TID. */
+/* Orders thread rows: most CPU time first, then PID and TID (ctx: the
+ * rows). */
 static int cmp_thr(const void *a, const void *b, void *ctx)
 {
-    (void)ctx;
-    const struct thr *x = a, *y = b;
-    if (x->fig.cpu_time != y->fig.cpu_time)
-        return x->fig.cpu_time > y->fig.cpu_time ? -1 : 1;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
+    const struct order *x = a, *y = b;
+    int64_t tx = (int64_t)x->key, ty = (int64_t)y->key;
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
+    const struct thr *rx = (const struct thr *)ctx + x->row, *ry = (const struct thr *)ctx + y->row;
+    if (rx->pid != ry->pid)
+        return rx->pid < ry->pid ? -1 : 1;
     if (x->tid != y->tid)
         return x->tid < y->tid ? -1 : 1;
-    return x->pk < y->pk ? -1 : x->pk > y->pk;
+    return rx->pk < ry->pk ? -1 : rx->pk > ry->pk;
 }
 
 /* Orders process rows: most CPU time first, then PID. */
@@ -851,19 +904,19 @@ static void cstates_text(const struct cpu *c, int decimals, char *buf, size_t ca
     }
 }
 
-/* Prints the process rows; returns 0 or -1 after a write error. The thread
- * rows are left sorted by process key. */
+/* Prints the process rows; returns 0 or -1 after a write error. ord[0..n)
+ * is left sorted by process key. */
 static int print_processes(struct etl_printer *p, struct summary *m, const struct presence *pr_,
-                           int64_t *scratch)
+                           struct order *ord)
 {
     const struct etl_filter *f = m->flt;
     char rbuf[2048];
     int rc = 0;
     if (m->n > 1)
-        etl_sort(m->t, m->n, sizeof *m->t, cmp_pk, NULL);
+        etl_sort(ord, m->n, sizeof *ord, cmp_pk, NULL);
     size_t np = 0;
     for (size_t i = 0; i < m->n; i++)
-        if (m->t[i].pk && (i == 0 || m->t[i].pk != m->t[i - 1].pk))
+        if (ord[i].key && (i == 0 || ord[i].key != ord[i - 1].key))
             np++;
     struct prow *pr = calloc(np ? np : 1, sizeof *pr);
     if (!pr) {
@@ -873,7 +926,7 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
     np = 0;
     bool oom = false;
     for (size_t i = 0; i < m->n; i++) {
-        const struct thr *t = &m->t[i];
+        const struct thr *t = &m->t[ord[i].row];
         if (!t->pk)
             continue;
         if (np == 0 || pr[np - 1].pk != t->pk) {
@@ -889,10 +942,17 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
         if (t->nready && (q->nready == 0 || t->rmax > q->rmax))
             q->rmax = t->rmax;
         q->nready += t->nready;
+        q->nrv += t->nrv;
         oom = !figures_add(&q->fig, &t->fig) || oom;
     }
-    for (size_t i = 0; i < np; i++)
+    /* Room for the ready spans of the process that has the most. */
+    size_t most = 1;
+    for (size_t i = 0; i < np; i++) {
         oom = oom || pr[i].fig.oom;
+        most = pr[i].nrv > most ? pr[i].nrv : most;
+    }
+    int64_t *scratch = oom ? NULL : malloc(most * sizeof *scratch);
+    oom = oom || !scratch;
     if (oom)
         etl_file_nomem(m->f);
     etl_sort(pr, np, sizeof *pr, cmp_prow, NULL);
@@ -909,9 +969,10 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
         figure_cells(v, &pr[i].fig, pr_->ready, rbuf, sizeof rbuf);
         size_t nv = 0;
         for (size_t j = pr[i].first; j < pr[i].end; j++) {
-            if (m->t[j].nrv)
-                memcpy(scratch + nv, m->t[j].rv, m->t[j].nrv * sizeof *scratch);
-            nv += m->t[j].nrv;
+            const struct thr *t = &m->t[ord[j].row];
+            if (t->nrv)
+                memcpy(scratch + nv, t->rv, t->nrv * sizeof *scratch);
+            nv += t->nrv;
         }
         if (pr[i].nready)
             pct_cells(v, scratch, nv, pr[i].rmax);
@@ -921,6 +982,7 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
     for (size_t i = 0; i < np; i++)
         figures_free(&pr[i].fig);
     free(pr);
+    free(scratch);
     return oom ? 1 : rc;
 }
 
@@ -929,20 +991,25 @@ static int print_rows(struct etl_printer *p, struct summary *m, const struct pre
 {
     const struct etl_filter *f = m->flt;
     char rbuf[2048], tbuf[1024];
-    int64_t *scratch = malloc((m->kept ? m->kept : 1) * sizeof *scratch);
-    if (!scratch) {
+    struct order *ord = malloc((m->n ? m->n : 1) * sizeof *ord);
+    if (!ord) {
         etl_file_nomem(m->f);
         return 0;
     }
-    int rc = print_processes(p, m, pr, scratch);
-    free(scratch);
-    if (rc > 0)
+    for (size_t i = 0; i < m->n; i++)
+        ord[i] = (struct order){ m->t[i].pk, m->t[i].tid, (uint32_t)i };
+    int rc = print_processes(p, m, pr, ord);
+    if (rc > 0) {
+        free(ord);
         return 0; /* out of memory */
+    }
 
     /* Threads. */
-    etl_sort(m->t, m->n, sizeof *m->t, cmp_thr, NULL);
+    for (size_t i = 0; i < m->n; i++)
+        ord[i] = (struct order){ (uint64_t)m->t[i].fig.cpu_time, m->t[i].tid, (uint32_t)i };
+    etl_sort(ord, m->n, sizeof *ord, cmp_thr, m->t);
     for (size_t i = 0; i < m->n && rc == 0; i++) {
-        struct thr *t = &m->t[i];
+        struct thr *t = &m->t[ord[i].row];
         const char *img = pk_image(m, t->pk, t->pid, t->proc);
         if (!thread_shown(f, t, img))
             continue;
@@ -961,6 +1028,7 @@ static int print_rows(struct etl_printer *p, struct summary *m, const struct pre
         ETL_CELL(v, M_TOP_READIERS, s, tbuf, tbuf[0] != '\0');
         rc = etl_print_row(p, v);
     }
+    free(ord);
 
     /* CPUs. */
     bool cpus_shown = !f || (!f->tid.set && !f->pid.set && f->nprocess == 0);
