@@ -805,7 +805,6 @@ struct prow {
     uint64_t pk;
     uint32_t pid, proc, threads;
     size_t first, end;
-    size_t nrv;               /* ready spans kept in its threads */
     uint32_t nready;
     int64_t rmax;
     struct figures fig;
@@ -907,7 +906,7 @@ static void cstates_text(const struct cpu *c, int decimals, char *buf, size_t ca
 /* Prints the process rows; returns 0 or -1 after a write error. ord[0..n)
  * is left sorted by process key. */
 static int print_processes(struct etl_printer *p, struct summary *m, const struct presence *pr_,
-                           struct order *ord)
+                           int64_t *scratch, struct order *ord)
 {
     const struct etl_filter *f = m->flt;
     char rbuf[2048];
@@ -942,17 +941,10 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
         if (t->nready && (q->nready == 0 || t->rmax > q->rmax))
             q->rmax = t->rmax;
         q->nready += t->nready;
-        q->nrv += t->nrv;
         oom = !figures_add(&q->fig, &t->fig) || oom;
     }
-    /* Room for the ready spans of the process that has the most. */
-    size_t most = 1;
-    for (size_t i = 0; i < np; i++) {
+    for (size_t i = 0; i < np; i++)
         oom = oom || pr[i].fig.oom;
-        most = pr[i].nrv > most ? pr[i].nrv : most;
-    }
-    int64_t *scratch = oom ? NULL : malloc(most * sizeof *scratch);
-    oom = oom || !scratch;
     if (oom)
         etl_file_nomem(m->f);
     etl_sort(pr, np, sizeof *pr, cmp_prow, NULL);
@@ -982,7 +974,6 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
     for (size_t i = 0; i < np; i++)
         figures_free(&pr[i].fig);
     free(pr);
-    free(scratch);
     return oom ? 1 : rc;
 }
 
@@ -991,14 +982,18 @@ static int print_rows(struct etl_printer *p, struct summary *m, const struct pre
 {
     const struct etl_filter *f = m->flt;
     char rbuf[2048], tbuf[1024];
+    int64_t *scratch = malloc((m->kept ? m->kept : 1) * sizeof *scratch);
     struct order *ord = malloc((m->n ? m->n : 1) * sizeof *ord);
-    if (!ord) {
+    if (!scratch || !ord) {
+        free(scratch);
+        free(ord);
         etl_file_nomem(m->f);
         return 0;
     }
     for (size_t i = 0; i < m->n; i++)
         ord[i] = (struct order){ m->t[i].pk, m->t[i].tid, (uint32_t)i };
-    int rc = print_processes(p, m, pr, ord);
+    int rc = print_processes(p, m, pr, scratch, ord);
+    free(scratch);
     if (rc > 0) {
         free(ord);
         return 0; /* out of memory */
