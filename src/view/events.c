@@ -63,7 +63,9 @@ struct ev_item {
     const char *name;              /* --no-fields: its name (or NULL) */
     bool name_later;               /* --no-fields: name is found by render_event */
     bool pt_problem;               /* its Process/Thread record reported one */
-    struct etl_value pt[PT_COUNT];
+    /* The Process and Thread cells, kept by the pipeline, or NULL when the
+     * event has none (all but a few): the item stays two cache lines. */
+    const struct etl_value *pt;
 };
 
 struct events_ctx {
@@ -77,7 +79,8 @@ struct events_ctx {
     unsigned threads;
     const struct etl_clock *clk;
     struct etl_pipe *pp;
-    char *text;                    /* the strings of one Process/Thread event */
+    struct etl_value pt[PT_COUNT]; /* the cells of one Process/Thread event */
+    char *text;                    /* its strings */
     size_t text_cap;
     int rc;
 };
@@ -152,9 +155,9 @@ static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
     }
 }
 
-/* Hands the strings of the set string cells of pt to the pipeline; false
- * when out of memory. */
-static bool keep_strings(struct etl_pipe *pp, struct etl_value *pt)
+/* Hands the cells pt and the strings of their set string cells to the
+ * pipeline, which keeps them for the item; false when out of memory. */
+static bool keep_cells(struct etl_pipe *pp, struct ev_item *it, struct etl_value *pt)
 {
     for (size_t i = 0; i < PT_COUNT; i++) {
         if (!pt[i].set || event_cols[PT_FIRST + i].type != ETL_COL_STR)
@@ -163,7 +166,7 @@ static bool keep_strings(struct etl_pipe *pp, struct etl_value *pt)
         if (!pt[i].v.s)
             return false;
     }
-    return true;
+    return (it->pt = etl_pipe_keep(pp, pt, PT_COUNT * sizeof *pt)) != NULL;
 }
 
 /* Copies the event into the item, its bytes kept by the pipeline when
@@ -198,7 +201,11 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
     const struct events_ctx *x = vctx;
     const struct etl_event *ev = &it->ev;
     struct etl_value v[E_COUNT];
-    memcpy(v + PT_FIRST, it->pt, sizeof it->pt);
+    if (it->pt)
+        memcpy(v + PT_FIRST, it->pt, PT_COUNT * sizeof *it->pt);
+    else
+        for (size_t i = 0; i < PT_COUNT; i++)
+            v[PT_FIRST + i].set = false;
     const char *name = it->name;
     /* The copy has no payload but the header fields event_row judged by:
      * etl_payload_name takes the same way as it would have there, and
@@ -248,13 +255,14 @@ static bool event_row(void *vctx, const struct etl_event *ev)
         x->rc = -1;
         return false;
     }
-    for (size_t i = 0; i < PT_COUNT; i++)
-        it->pt[i].set = false;
     struct etl_record rec;
     const struct etl_decoder *d = etl_dispatch(ev);
-    if (d->kind == ETL_REC_PROCESS || d->kind == ETL_REC_THREAD) {
+    bool pt = d->kind == ETL_REC_PROCESS || d->kind == ETL_REC_THREAD;
+    if (pt) {
+        for (size_t i = 0; i < PT_COUNT; i++)
+            x->pt[i].set = false;
         etl_decode(ev, d, &rec);
-        pt_cells(x, ev, &rec, it->pt);
+        pt_cells(x, ev, &rec, x->pt);
         if (rec.problem)
             etl_report_event(x->f, ev, rec.at, rec.problem);
     } else {
@@ -279,7 +287,8 @@ static bool event_row(void *vctx, const struct etl_event *ev)
     it->name = name;
     if (name && !(it->name = etl_pipe_keep(x->pp, name, strlen(name) + 1)))
         return false;
-    if (!keep_event(x->pp, it, ev, !x->o->no_fields) || !keep_strings(x->pp, it->pt))
+    it->pt = NULL;
+    if (!keep_event(x->pp, it, ev, !x->o->no_fields) || (pt && !keep_cells(x->pp, it, x->pt)))
         return false;
     x->rc = etl_pipe_commit(x->pp);
     return x->rc == 0 && !(x->o->strict && etl_file_problems(x->f)) &&
