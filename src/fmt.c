@@ -68,23 +68,51 @@ static inline void store4(char *out, uint64_t d)
 #endif
 }
 
+/* Stores the low two bytes of d at out, lowest first. */
+static inline void store2(char *out, uint64_t d)
+{
+    out[0] = (char)d;
+    out[1] = (char)(d >> 8);
+}
+
 /* Writes the n first digits of eight_digits' d at out (n <= 8), exactly n
- * bytes: from four on, as two four-byte stores that may overlap. */
+ * bytes: from two on, as two stores of four or two bytes that may overlap. */
 static inline void put_first(char *out, uint64_t d, unsigned n)
 {
     if (n >= 4) {
         store4(out, d);
         store4(out + n - 4, d >> (8 * (n - 4)));
-        return;
+    } else if (n >= 2) {
+        store2(out, d);
+        store2(out + n - 2, d >> (8 * (n - 2)));
+    } else if (n) {
+        out[0] = (char)d;
     }
-    for (unsigned i = 0; i < n; i++)
-        out[i] = (char)(d >> (8 * i));
 }
 
 /* Writes the n last digits of eight_digits' d at out (1 <= n <= 8). */
 static inline void put_last(char *out, uint64_t d, unsigned n)
 {
     put_first(out, d >> (8 * (8 - n)), n);
+}
+
+/* etl_fmt_u64 from 10^8 on: apart, so that the shorter numbers (most of
+ * them) take a function that saves no registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t fmt_u64_long(uint64_t v, char *out)
+{
+    /* Eight digits at a time from the right. */
+    size_t n = digits_u64(v);
+    char *p = out + n;
+    while (v >= 100000000u) {
+        p -= 8;
+        put_last(p, eight_digits((uint32_t)(v % 100000000u)), 8);
+        v /= 100000000u;
+    }
+    put_last(out, eight_digits((uint32_t)v), (unsigned)(p - out));
+    return n;
 }
 
 size_t etl_fmt_u64(uint64_t v, char *out)
@@ -102,16 +130,7 @@ size_t etl_fmt_u64(uint64_t v, char *out)
         put_last(out, eight_digits((uint32_t)v), n);
         return n;
     }
-    /* Eight digits at a time from the right. */
-    size_t n = digits_u64(v);
-    char *p = out + n;
-    while (v >= 100000000u) {
-        p -= 8;
-        put_last(p, eight_digits((uint32_t)(v % 100000000u)), 8);
-        v /= 100000000u;
-    }
-    put_last(out, eight_digits((uint32_t)v), (unsigned)(p - out));
-    return n;
+    return fmt_u64_long(v, out);
 }
 
 size_t etl_fmt_i64(int64_t v, char *out)
