@@ -84,17 +84,36 @@ static const char *kname_find(uint32_t key)
     return NULL;
 }
 
-/* The same, remembering the last answer of each thread: events come in
- * runs of one kind. */
-static const char *kname(uint32_t key)
+/* The answers of each thread: the last one, and a small table of others,
+ * a slot a key. Events come in runs of one kind, and a trace interleaves a
+ * few kinds (a CPU's context switches with its ReadyThread and DPC events,
+ * say), each seen again soon after. */
+#define KNAME_SLOTS 64u
+static _Thread_local uint32_t kname_last_key = UINT32_MAX;
+static _Thread_local const char *kname_last;
+
+/* kname's way when the key is not the last one's. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static const char *kname_other(uint32_t key)
 {
-    static _Thread_local uint32_t last_key = UINT32_MAX;
-    static _Thread_local const char *last;
-    if (key != last_key) {
-        last = kname_find(key);
-        last_key = key;
+    static _Thread_local struct {
+        uint32_t key1;         /* the key plus one; 0: empty */
+        const char *name;
+    } memo[KNAME_SLOTS];
+    unsigned i = (unsigned)(key ^ (key >> 8)) & (KNAME_SLOTS - 1); /* opcode ^ group */
+    if (memo[i].key1 != key + 1) {
+        memo[i].name = kname_find(key);
+        memo[i].key1 = key + 1;
     }
-    return last;
+    kname_last_key = key;
+    return kname_last = memo[i].name;
+}
+
+static inline const char *kname(uint32_t key)
+{
+    return key == kname_last_key ? kname_last : kname_other(key);
 }
 
 const char *etl_kernel_event_name(const struct etl_event *ev)
