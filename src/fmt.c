@@ -266,17 +266,14 @@ size_t etl_filetime_iso(int64_t ft, char *out)
 
 void etl_guid_str(const uint8_t g[16], char out[37])
 {
-    static const char hex[] = "0123456789abcdef";
-    /* Data1, Data2 and Data3 are little-endian; Data4 is bytes in order. */
+    /* Data1, Data2 and Data3 are little-endian; Data4 is bytes in order.
+     * Byte order[i] of the GUID goes to out + at[i], as two hex digits. */
     static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
-    size_t o = 0;
-    for (size_t i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            out[o++] = '-';
-        out[o++] = hex[g[order[i]] >> 4];
-        out[o++] = hex[g[order[i]] & 0xF];
-    }
-    out[o] = '\0';
+    static const uint8_t at[16] = { 0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34 };
+    for (size_t i = 0; i < 16; i++)
+        memcpy(out + at[i], hex_pairs + 2 * g[order[i]], 2);
+    out[8] = out[13] = out[18] = out[23] = '-';
+    out[36] = '\0';
 }
 
 size_t etl_utf8_decode(const unsigned char *s, unsigned *cp)

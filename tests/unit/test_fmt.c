@@ -1,7 +1,8 @@
 /*
  * test_fmt.c - the number formatters of fmt.h against the C library's
  * printf: every digit count and its edges, powers of ten and their
- * neighbours, pseudo-random values, and seconds at each precision.
+ * neighbours, pseudo-random values, seconds at each precision, and GUIDs
+ * in their registry form.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -130,6 +131,44 @@ START_TEST(seconds)
 }
 END_TEST
 
+/* Checks etl_guid_str on g against printf of its three little-endian
+ * fields and eight bytes. */
+static void check_guid(const uint8_t g[16])
+{
+    char want[48], got[48];
+    uint32_t d1 = (uint32_t)g[0] | (uint32_t)g[1] << 8 | (uint32_t)g[2] << 16 |
+                  (uint32_t)g[3] << 24;
+    unsigned d2 = (unsigned)g[4] | (unsigned)g[5] << 8, d3 = (unsigned)g[6] | (unsigned)g[7] << 8;
+    snprintf(want, sizeof want, "%08" PRIx32 "-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             d1, d2, d3, g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+    memset(got, 'x', sizeof got);
+    etl_guid_str(g, got);
+    if (strcmp(got, want) != 0 || got[37] != 'x')
+        ck_abort_msg("wrote '%s', want '%s'", got, want);
+}
+
+START_TEST(guid)
+{
+    uint8_t g[16];
+    /* The kernel's EventTraceGuid, as it lies in a file. */
+    static const uint8_t event_trace[16] = { 0x00, 0xd9, 0xfd, 0x68, 0x3e, 0x4a, 0xd1, 0x11,
+                                             0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3 };
+    char s[37];
+    etl_guid_str(event_trace, s);
+    ck_assert_str_eq(s, "68fdd900-4a3e-11d1-84f4-0000f80464e3");
+    memset(g, 0, sizeof g);
+    check_guid(g);
+    memset(g, 0xFF, sizeof g);
+    check_guid(g);
+    uint64_t r = 88172645463325252ull;
+    for (int i = 0; i < 20000; i++) {
+        for (int k = 0; k < 16; k++)
+            g[k] = (uint8_t)(rnd(&r) >> 56);
+        check_guid(g);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fmt");
@@ -137,6 +176,7 @@ int main(void)
     tcase_add_test(tc, integers);
     tcase_add_test(tc, hex);
     tcase_add_test(tc, seconds);
+    tcase_add_test(tc, guid);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
