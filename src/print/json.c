@@ -10,6 +10,7 @@
 #include "print/printer.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "fields.h"
 #include "fmt.h"
@@ -76,6 +77,69 @@ static const bool json_special[256] = {
 #define PLAIN_MAX 64
 #define KEY_MAX 64
 
+/* The keys of the columns of the table being written, each as `,"name":`
+ * in a slot of KEY_SLOT bytes, copied whole (a fixed size is a few
+ * moves); made on the first row of each table (a fork makes its own).
+ * A key of len 0 has a name too long for a slot: json_cell writes it the
+ * slow way. */
+#define KEY_SLOT (KEY_MAX + 8)
+struct json_key {
+    char s[KEY_SLOT];
+    size_t len;
+};
+
+struct json_keys {
+    const struct etl_table *t; /* whose keys k holds, or NULL */
+    struct json_key *k;
+    size_t cap;
+};
+
+/* Returns the keys of table t, or NULL when out of memory (json_cell then
+ * writes every key the slow way). */
+static const struct json_key *json_keys(struct etl_printer *p, const struct etl_table *t)
+{
+    struct json_keys *jk = p->priv;
+    if (jk && jk->t == t)
+        return jk->k;
+    if (!jk && !(p->priv = jk = calloc(1, sizeof *jk)))
+        return NULL;
+    jk->t = NULL;
+    if (t->ncols == 0)
+        return NULL;
+    if (jk->cap < t->ncols) {
+        struct json_key *k = realloc(jk->k, t->ncols * sizeof *k);
+        if (!k)
+            return NULL;
+        jk->k = k;
+        jk->cap = t->ncols;
+    }
+    for (size_t i = 0; i < t->ncols; i++) {
+        struct json_key *k = &jk->k[i];
+        size_t nl = strlen(t->cols[i].name);
+        memset(k->s, 0, sizeof k->s);
+        k->len = 0;
+        if (nl > KEY_MAX)
+            continue;
+        k->s[0] = ',';
+        k->s[1] = '"';
+        memcpy(k->s + 2, t->cols[i].name, nl);
+        k->s[nl + 2] = '"';
+        k->s[nl + 3] = ':';
+        k->len = nl + 4;
+    }
+    jk->t = t;
+    return jk->k;
+}
+
+static void json_destroy(struct etl_printer *p)
+{
+    struct json_keys *jk = p->priv;
+    if (jk)
+        free(jk->k);
+    free(jk);
+    p->priv = NULL;
+}
+
 /* Formats a cell of another type (hex values, GUIDs, times) into buf and
  * returns its length; *quoted says whether it is written as a JSON string:
  * whatever etl_format_scalar does not call a number, and times whatever
@@ -89,25 +153,20 @@ static size_t json_scalar(struct etl_printer *p, const struct etl_column *c,
     return n;
 }
 
-/* Writes one cell as `"name":value` (after a comma unless first); the
- * usual cells (numbers, short strings that need no escape) go straight
- * into one reservation, the others through json_string and the fields'
- * writer. */
+/* Writes one cell as `"name":value` (after a comma unless first), its key
+ * from key (NULL: none made); the usual cells (numbers, short strings that
+ * need no escape) go straight into one reservation, the others through
+ * json_string and the fields' writer. */
 static void json_cell(struct etl_printer *p, const struct etl_column *c,
-                      const struct etl_value *v, bool first)
+                      const struct json_key *key, const struct etl_value *v, bool first)
 {
     struct etl_out *o = p->out;
-    size_t nl = strlen(c->name);
-    char *d = nl <= KEY_MAX ? etl_out_space(o, KEY_MAX + PLAIN_MAX + 8) : NULL;
+    char *d = key && key->len ? etl_out_space(o, KEY_MAX + PLAIN_MAX + 8) : NULL;
     if (d) {
-        size_t k = 0;
-        d[k] = ',';
-        k += !first;
-        d[k++] = '"';
-        memcpy(d + k, c->name, nl);
-        k += nl;
-        d[k++] = '"';
-        d[k++] = ':';
+        /* The whole slot, from its comma or past it: the value overwrites
+         * what follows the key. */
+        memcpy(d, key->s + first, KEY_SLOT - 1);
+        size_t k = key->len - first;
         switch (c->type) {
         case ETL_COL_UINT:
             etl_out_advance(o, k + etl_fmt_u64(v->v.u, d + k));
@@ -156,7 +215,7 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
         if (!first)
             etl_out_putc(o, ',');
         etl_out_putc(o, '"');
-        etl_out_write(o, c->name, nl);
+        etl_out_puts(o, c->name);
         etl_out_write(o, "\":", 2);
     }
     if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
@@ -187,10 +246,11 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
     }
     const size_t ncols = t->ncols;
     const struct etl_column *const cols = t->cols;
+    const struct json_key *keys = json_keys(p, t);
     for (size_t i = 0; i < ncols; i++) {
         if (!vals[i].set)
             continue;
-        json_cell(p, &cols[i], &vals[i], first);
+        json_cell(p, &cols[i], keys ? &keys[i] : NULL, &vals[i], first);
         first = false;
     }
     etl_out_write(p->out, "}\n", 2);
@@ -200,4 +260,5 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
 const struct etl_printer_ops etl_print_json = {
     .name = "json",
     .row = json_row,
+    .destroy = json_destroy,
 };
