@@ -79,9 +79,9 @@ static const bool json_special[256] = {
 
 /* The keys of the columns of the table being written, each as `,"name":`
  * in a slot of KEY_SLOT bytes, copied whole (a fixed size is a few
- * moves); made on the first row of each table (a fork makes its own).
- * A key of len 0 has a name too long for a slot: json_cell writes it the
- * slow way. */
+ * moves); made on the first row of each table (a fork makes its own;
+ * without memory for them the row fails as out of memory). A key of len
+ * 0 has a name too long for a slot: json_cell writes it the slow way. */
 #define KEY_SLOT (KEY_MAX + 8)
 struct json_key {
     char s[KEY_SLOT];
@@ -94,8 +94,8 @@ struct json_keys {
     size_t cap;
 };
 
-/* Returns the keys of table t, or NULL when out of memory (json_cell then
- * writes every key the slow way). */
+/* Returns the keys of table t (which has columns), or NULL when out of
+ * memory. */
 static const struct json_key *json_keys(struct etl_printer *p, const struct etl_table *t)
 {
     struct json_keys *jk = p->priv;
@@ -104,8 +104,6 @@ static const struct json_key *json_keys(struct etl_printer *p, const struct etl_
     if (!jk && !(p->priv = jk = calloc(1, sizeof *jk)))
         return NULL;
     jk->t = NULL;
-    if (t->ncols == 0)
-        return NULL;
     if (jk->cap < t->ncols) {
         struct json_key *k = realloc(jk->k, t->ncols * sizeof *k);
         if (!k)
@@ -154,14 +152,14 @@ static size_t json_scalar(struct etl_printer *p, const struct etl_column *c,
 }
 
 /* Writes one cell as `"name":value` (after a comma unless first), its key
- * from key (NULL: none made); the usual cells (numbers, short strings that
- * need no escape) go straight into one reservation, the others through
- * json_string and the fields' writer. */
+ * from key; the usual cells (numbers, short strings that need no escape)
+ * go straight into one reservation, the others through json_string and
+ * the fields' writer. */
 static void json_cell(struct etl_printer *p, const struct etl_column *c,
                       const struct json_key *key, const struct etl_value *v, bool first)
 {
     struct etl_out *o = p->out;
-    char *d = key && key->len ? etl_out_space(o, KEY_MAX + PLAIN_MAX + 8) : NULL;
+    char *d = key->len ? etl_out_space(o, KEY_MAX + PLAIN_MAX + 8) : NULL;
     if (d) {
         /* The whole slot, from its comma or past it: the value overwrites
          * what follows the key. */
@@ -237,6 +235,9 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
 static int json_row(struct etl_printer *p, const struct etl_value *vals)
 {
     const struct etl_table *t = p->table;
+    const struct json_key *keys = t->ncols ? json_keys(p, t) : NULL;
+    if (t->ncols && !keys)
+        return etl_print_nomem(p);
     bool first = true;
     etl_out_putc(p->out, '{');
     if (etl_print_file_column(p, t) && p->file) {
@@ -246,11 +247,10 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
     }
     const size_t ncols = t->ncols;
     const struct etl_column *const cols = t->cols;
-    const struct json_key *keys = json_keys(p, t);
     for (size_t i = 0; i < ncols; i++) {
         if (!vals[i].set)
             continue;
-        json_cell(p, &cols[i], keys ? &keys[i] : NULL, &vals[i], first);
+        json_cell(p, &cols[i], &keys[i], &vals[i], first);
         first = false;
     }
     etl_out_write(p->out, "}\n", 2);
