@@ -6,6 +6,7 @@
  * events of a buffer end), §2.2 (the CPU of a buffer), §10 (compression).
  */
 #include "grow.h"
+#include "spill.h"
 #include "etl/internal.h"
 
 #include <errno.h>
@@ -216,20 +217,7 @@ static size_t read_upto(const struct etl_file *f, void *buf, size_t n, uint64_t 
         memcpy(buf, f->mem + off, n);
         return n;
     }
-    uint8_t *p = buf;
-    size_t done = 0;
-    while (done < n) {
-        ssize_t r = pread(f->fd, p + done, n - done, (off_t)(off + done));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            if (r == 0)
-                errno = EIO; /* the file shrank under us */
-            break;
-        }
-        done += (size_t)r;
-    }
-    return done;
+    return etl_pread_full(f->fd, buf, n, off);
 }
 
 /* Reads exactly n bytes at off; false on a short read or an error. The
@@ -526,45 +514,20 @@ static struct etl_file *new_file(const char *name, const struct etl_diag *d)
     return f;
 }
 
-/* Writes all of buf[0..n) to fd; false (errno set) on failure. */
-static bool write_all(int fd, const char *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, buf, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return false;
-        }
-        buf += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* Copies a stream (a pipe, a FIFO, a terminal) to an unlinked temporary
  * file; returns its descriptor, or -1 (errno set; *nomem when memory ran
  * out). */
 static int spool(int in, bool *nomem)
 {
     enum { CHUNK = 1 << 20 };
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    size_t n = strlen(dir) + sizeof "/etldump-XXXXXX";
-    char *tmpl = malloc(n);
     char *buf = malloc(CHUNK);
     int fd = -1;
-    if (!tmpl || !buf) {
+    uint64_t off = 0;
+    if (!buf) {
         *nomem = true;
         errno = ENOMEM;
     } else {
-        snprintf(tmpl, n, "%s/etldump-XXXXXX", dir);
-        fd = mkstemp(tmpl);
-        if (fd >= 0)
-            unlink(tmpl); /* gone from the directory at once: nothing left behind */
+        fd = etl_temp_fd(nomem);
     }
     while (fd >= 0) {
         ssize_t r = read(in, buf, CHUNK);
@@ -572,14 +535,14 @@ static int spool(int in, bool *nomem)
             continue;
         if (r == 0)
             break;
-        if (r < 0 || !write_all(fd, buf, (size_t)r)) {
+        if (r < 0 || !etl_pwrite_full(fd, buf, (size_t)r, off)) {
             int e = errno;
             close(fd);
             fd = -1;
             errno = e;
         }
+        off += (uint64_t)r;
     }
-    free(tmpl);
     free(buf);
     return fd;
 }

@@ -1,0 +1,263 @@
+/*
+ * Unit tests for temporary files of records (src/spill.c): records of every
+ * size read back as written, runs merged in order (with a source in
+ * memory after them), and the sorter, in memory, in runs on a file, and
+ * without a place for its file.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spill.h"
+
+/* A small deterministic generator (xorshift64). */
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A test record: key, id (unique), then len - 8 bytes that follow from
+ * both. */
+static size_t make_rec(unsigned char *buf, uint32_t key, uint32_t id, size_t len)
+{
+    memcpy(buf, &key, 4);
+    memcpy(buf + 4, &id, 4);
+    for (size_t i = 8; i < len; i++)
+        buf[i] = (unsigned char)(key * 31u + id * 7u + i);
+    return len;
+}
+
+/* Checks that rec[0..n) is a test record; returns its key and id. (One
+ * assertion a record: Check writes each one down.) */
+static void check_rec(const void *rec, size_t n, uint32_t *key, uint32_t *id)
+{
+    const unsigned char *p = rec;
+    ck_assert_uint_ge(n, 8);
+    memcpy(key, p, 4);
+    memcpy(id, p + 4, 4);
+    size_t bad = 0;
+    for (size_t i = 8; i < n; i++)
+        bad += p[i] != (unsigned char)(*key * 31u + *id * 7u + i);
+    ck_assert_msg(bad == 0, "record %u/%u: %zu bytes differ", *key, *id, bad);
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+    uint32_t ka, kb, ia, ib;
+    memcpy(&ka, a, 4);
+    memcpy(&kb, b, 4);
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    memcpy(&ia, (const char *)a + 4, 4);
+    memcpy(&ib, (const char *)b + 4, 4);
+    return ia < ib ? -1 : ia > ib;
+}
+
+static unsigned char big[200000];
+
+START_TEST(records_read_back)
+{
+    bool nomem = false;
+    struct etl_spill *s = etl_spill_new(&nomem);
+    ck_assert_ptr_nonnull(s);
+    /* Lengths around the reader's and the writer's buffers (16 and 64 KiB). */
+    static const size_t lens[] = { 8, 9, 100, 16380, 16384, 16392, 65532, 65536, 70000,
+                                   8, 199999, 12, 40000 };
+    size_t nl = sizeof lens / sizeof lens[0];
+    struct etl_run run[2];
+    ck_assert(etl_spill_mark(s, &run[0].start));
+    for (size_t i = 0; i < nl; i++)
+        ck_assert(etl_spill_append(s, big, make_rec(big, (uint32_t)i, 1, lens[i])));
+    ck_assert(etl_spill_mark(s, &run[0].end));
+    run[1].start = run[0].end;
+    for (size_t i = 0; i < 1000; i++)
+        ck_assert(etl_spill_append(s, big, make_rec(big, (uint32_t)i, 2, 8 + i % 50)));
+    ck_assert(etl_spill_mark(s, &run[1].end));
+    ck_assert_uint_eq(etl_spill_size(s), run[1].end);
+    for (int r = 1; r >= 0; r--) { /* either run alone, the later one first */
+        struct etl_spill_reader *rd = etl_spill_reader_new(s, run[r].start, run[r].end);
+        ck_assert_ptr_nonnull(rd);
+        const void *rec;
+        size_t n, got = 0;
+        uint32_t key, id;
+        while (etl_spill_next(rd, &rec, &n, &nomem) == 1) {
+            check_rec(rec, n, &key, &id);
+            ck_assert_uint_eq(key, got);
+            ck_assert_uint_eq(id, (unsigned)r + 1);
+            ck_assert_uint_eq(n, r == 0 ? lens[got] : 8 + got % 50);
+            got++;
+        }
+        ck_assert_uint_eq(got, r == 0 ? nl : 1000);
+        ck_assert(!nomem);
+        etl_spill_reader_free(rd);
+    }
+    /* A range that ends inside a record is an error, not a short record. */
+    struct etl_spill_reader *rd = etl_spill_reader_new(s, run[0].start, run[0].start + 20);
+    const void *rec;
+    size_t n;
+    ck_assert_int_eq(etl_spill_next(rd, &rec, &n, &nomem), 1);
+    ck_assert_int_eq(etl_spill_next(rd, &rec, &n, &nomem), -1);
+    ck_assert(!nomem);
+    etl_spill_reader_free(rd);
+    etl_spill_free(s);
+}
+END_TEST
+
+/* The memory source of the merge: keys from a sorted array. */
+struct mem_src {
+    const uint32_t *keys;
+    size_t n, next;
+    unsigned char buf[64];
+};
+
+static int mem_next(void *ctx, const void **rec, size_t *n)
+{
+    struct mem_src *m = ctx;
+    if (m->next == m->n)
+        return 0;
+    *n = make_rec(m->buf, m->keys[m->next], 1000000u + (uint32_t)m->next, 20);
+    m->next++;
+    *rec = m->buf;
+    return 1;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+START_TEST(runs_merge_in_order)
+{
+    enum { RUNS = 7, PER = 300, MEM = 250 };
+    bool nomem = false;
+    struct etl_spill *s = etl_spill_new(&nomem);
+    ck_assert_ptr_nonnull(s);
+    struct etl_run runs[RUNS];
+    uint32_t keys[PER];
+    for (int r = 0; r < RUNS; r++) {
+        size_t per = r == 3 ? 0 : PER; /* an empty run too */
+        for (size_t i = 0; i < per; i++)
+            keys[i] = (uint32_t)(next_rand() % 500);
+        qsort(keys, per, sizeof *keys, cmp_u32);
+        ck_assert(etl_spill_mark(s, &runs[r].start));
+        for (size_t i = 0; i < per; i++)
+            ck_assert(etl_spill_append(s, big, make_rec(big, keys[i], (uint32_t)((size_t)r * PER + i),
+                                                        8 + next_rand() % 300)));
+        ck_assert(etl_spill_mark(s, &runs[r].end));
+    }
+    uint32_t mk[MEM];
+    for (size_t i = 0; i < MEM; i++)
+        mk[i] = (uint32_t)(next_rand() % 500);
+    qsort(mk, MEM, sizeof *mk, cmp_u32);
+    struct mem_src src = { mk, MEM, 0, { 0 } };
+    struct etl_merge *g = etl_merge_new(s, runs, RUNS, cmp_rec, mem_next, &src, &nomem);
+    ck_assert_ptr_nonnull(g);
+    const void *rec;
+    size_t n, got = 0;
+    unsigned char last[8] = { 0 };
+    bool seen[RUNS * PER] = { false }, seen_mem[MEM] = { false };
+    while (etl_merge_next(g, &rec, &n, &nomem) == 1) {
+        uint32_t key, id;
+        check_rec(rec, n, &key, &id);
+        if (got)
+            ck_assert_int_lt(cmp_rec(last, rec), 0);
+        memcpy(last, rec, 8);
+        if (id >= 1000000u) {
+            ck_assert(!seen_mem[id - 1000000u]);
+            seen_mem[id - 1000000u] = true;
+        } else {
+            ck_assert(!seen[id]);
+            seen[id] = true;
+        }
+        got++;
+    }
+    ck_assert_uint_eq(got, (RUNS - 1) * PER + MEM);
+    etl_merge_free(g);
+    etl_spill_free(s);
+}
+END_TEST
+
+/* Sorts n records of random keys in mem bytes; checks the order and that
+ * each comes out once. */
+static void check_sorter(size_t n, size_t mem)
+{
+    struct etl_sorter *so = etl_sorter_new(cmp_rec, mem);
+    ck_assert_ptr_nonnull(so);
+    for (size_t i = 0; i < n; i++)
+        ck_assert(etl_sorter_add(so, big, make_rec(big, (uint32_t)(next_rand() % 1000),
+                                                   (uint32_t)i, 8 + next_rand() % 200)));
+    bool *seen = calloc(n ? n : 1, 1);
+    ck_assert_ptr_nonnull(seen);
+    const void *rec;
+    size_t len, got = 0;
+    bool nomem = false;
+    unsigned char last[8];
+    int k;
+    while ((k = etl_sorter_next(so, &rec, &len, &nomem)) == 1) {
+        uint32_t key, id;
+        check_rec(rec, len, &key, &id);
+        ck_assert_uint_lt(id, n);
+        ck_assert(!seen[id]);
+        seen[id] = true;
+        if (got)
+            ck_assert_int_lt(cmp_rec(last, rec), 0);
+        memcpy(last, rec, 8);
+        got++;
+    }
+    ck_assert_int_eq(k, 0);
+    ck_assert_uint_eq(got, n);
+    free(seen);
+    etl_sorter_free(so);
+}
+
+START_TEST(sorter_in_memory_and_runs)
+{
+    check_sorter(0, 1000);
+    check_sorter(1, 1000);
+    check_sorter(500, 1u << 20); /* all in memory */
+    check_sorter(3000, 4096);    /* about 140 runs */
+    check_sorter(600, 1);        /* a run a record */
+}
+END_TEST
+
+START_TEST(sorter_without_a_file)
+{
+    const char *old = getenv("TMPDIR");
+    char *keep = old ? strdup(old) : NULL;
+    setenv("TMPDIR", "/nonexistent-etldump-test-dir", 1);
+    bool nomem = false;
+    ck_assert_int_eq(etl_temp_fd(&nomem), -1);
+    ck_assert(!nomem);
+    ck_assert_ptr_null(etl_spill_new(&nomem));
+    ck_assert(!nomem);
+    check_sorter(3000, 4096); /* every record stays in memory */
+    if (keep)
+        setenv("TMPDIR", keep, 1);
+    else
+        unsetenv("TMPDIR");
+    free(keep);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("spill");
+    TCase *tc = tcase_create("spill");
+    tcase_add_test(tc, records_read_back);
+    tcase_add_test(tc, runs_merge_in_order);
+    tcase_add_test(tc, sorter_in_memory_and_runs);
+    tcase_add_test(tc, sorter_without_a_file);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
