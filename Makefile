@@ -106,6 +106,19 @@ build/tests/test_reader_64: build/tests/few/test_reader.o build/tests/few/reader
                             build/libetldump.a build/libetlgen.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(XML_LIBS)
 
+# etldump again, its summary keeping 64 thread rows in memory instead of
+# 16384 (src/view/summary.c), merging its runs past 4 instead of 128 and
+# sorting 16 KiB of rows at a time instead of 8 MiB, so that small traces
+# reach its spill file (tests/sched.sh, tests/memory.sh). Its summary.o
+# comes before the library's.
+SPILL_DEFS = -DSUMMARY_LIVE_MAX=64u -DSUMMARY_RUNS_MAX=4 -DSUMMARY_SORT_MEM=16384u
+build/tests/spill/summary.o: src/view/summary.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(SPILL_DEFS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+build/tests/etldump-spill: build/src/main.o build/tests/spill/summary.o build/libetldump.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
+
 # Fuzz targets (tests/fuzz, see tests/fuzz/README). `make check` replays the
 # corpus and regression inputs through build/fuzz-replay/* (the targets with
 # a plain driver, built with CC and CFLAGS); `make fuzz` builds the libFuzzer
@@ -198,7 +211,7 @@ build/mkedge: tests/edge/mkedge.c
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
 TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate build/cutseeds \
-                build/failalloc.so build/manybuf build/peak build/mkedge
+                build/failalloc.so build/manybuf build/peak build/mkedge build/tests/etldump-spill
 
 # Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump
 # runs under valgrind memcheck (tests/fuzz/valgrind.sh).
@@ -239,7 +252,7 @@ install: etldump
 
 -include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) build/src/main.d build/tests/gen/mktrace.d
 -include $(UNIT_SRC:tests/unit/%.c=build/tests/unit/%.d) $(FUZZ_OBJ:.o=.d) \
-         build/tests/few/test_reader.d build/tests/few/reader.d
+         build/tests/few/test_reader.d build/tests/few/reader.d build/tests/spill/summary.d
 -include $(FUZZ_TARGETS:%=build/fuzz-replay/%.d) build/fuzz-replay/driver.d
 -include $(COV_OBJ:.o=.d) $(FUZZ_TARGETS:%=build/cov/obj/tests/fuzz/%.d)
 endif

@@ -15,13 +15,20 @@
 #     and isr_time the routines table's totals; readied_at per --time.
 #  3. --summary=routines, and the routines table after the summary where the
 #     printer allows a second table.
-# Usage: tests/sched.sh ETLDUMP [MKTRACE]
+#  4. The summary's spill file: build/tests/etldump-spill keeps 64 thread
+#     rows in memory (etldump 16384), merges its runs past 4 and sorts 16 KiB
+#     of rows at a time, so these traces' rows go through its file, are
+#     merged by thread and sorted in runs; its summary must be etldump's,
+#     which keeps them in memory: in every format, with the filters, with
+#     more runs than it merges at once, and without a place for the file.
+# Usage: tests/sched.sh ETLDUMP [MKTRACE [ETLDUMP-SPILL]]
 set -u
 etldump=$1
 mktrace=${2:-$(dirname "$0")/../build/mktrace}
+spill=${3:-$(dirname "$0")/../build/tests/etldump-spill}
 cmp=$(dirname "$0")/cmpcsv.awk
 export LC_ALL=C TZ=UTC
-pass=0 fail=0
+pass=0 fail=0 skip=0
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
@@ -98,6 +105,17 @@ done
 truth "16 cpus small buffers" $all --encoding=mixed --cpus=16 --buffer-size=1536 --switches=20000 \
     --threads=80 --seed=212
 truth "Windows 7 compact" $all --build=7601 --encoding=compact --max-wait-reason=0x25 --seed=213
+# 24000 threads at once: the summary keeps 16384 rows in memory, so rows go
+# to its temporary file and come back from it all along.
+truth "more threads than the summary keeps" $all --encoding=mixed --threads=24000 --switches=90000 \
+    --seed=214
+# Without a place for that file, the rows stay in memory: the same summary.
+if TMPDIR=$tmp/nowhere "$etldump" --summary -f csv "$tmp/t.etl" > "$tmp/got.csv" 2> "$tmp/err" &&
+   ! grep -q . "$tmp/err"; then
+    same "no temporary file: summary" "$tmp/sum.csv" "$tmp/got.csv"
+else
+    bad "no temporary file: etldump --summary: $(head -n 2 "$tmp/err")"
+fi
 truth "Windows 11" $all --build=22631 --encoding=mixed --cpus=8 --threads=120 --switches=20000 \
     --seed=214
 truth "first-ts prev" $all --encoding=compact --first-ts=prev --seed=215 --switches=4000
@@ -252,5 +270,70 @@ fi
 rc=$?
 if [ "$rc" -eq 2 ] && grep -q "summary" "$tmp/err"; then ok; else bad "--summary=threads: exit $rc, want 2"; fi
 
-echo "sched: $pass passed, $fail failed"
+# ---- 4. the summary's spill file ------------------------------------------------------
+
+# spilt NAME FILE ARGS...: etldump-spill's --summary ARGS of FILE is etldump's.
+spilt() {
+    name=$1 f=$2; shift 2
+    "$etldump" --summary "$@" "$f" > "$tmp/want" 2> "$tmp/want.err"
+    want_rc=$?
+    "$spill" --summary "$@" "$f" > "$tmp/got" 2> "$tmp/got.err"
+    got_rc=$?
+    if [ "$want_rc" -eq "$got_rc" ] && cmp -s "$tmp/want" "$tmp/got" &&
+       cmp -s "$tmp/want.err" "$tmp/got.err"; then
+        ok
+    else
+        bad "spill file: $name: --summary $* differs (exit $want_rc and $got_rc): $(cmp "$tmp/want" "$tmp/got" 2>&1 | head -n 1)"
+    fi
+}
+
+if [ ! -x "$spill" ]; then
+    echo "sched: FAIL: no $spill (make build/tests/etldump-spill)"
+    fail=$((fail + 1))
+else
+    n=0
+    for gen in "--ready --dpc --processes --encoding=mixed --threads=300 --switches=6000" \
+               "--ready --processes --encoding=compact --threads=90 --switches=20000" \
+               "--dpc --encoding=cswitch --threads=200 --switches=5000" \
+               "--ready --dpc --processes --encoding=mixed --cpus=16 --threads=2000 --switches=30000"; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086
+        "$mktrace" --quiet $gen --seed=$((240 + n)) "$tmp/sp$n.etl" - 2> /dev/null ||
+            { bad "spill file: mktrace $gen"; continue; }
+        for fmt in csv json xml text; do
+            spilt "$gen" "$tmp/sp$n.etl" -f "$fmt"
+        done
+        spilt "$gen" "$tmp/sp$n.etl" -f csv --range=1:3 --cpu=0,1
+        spilt "$gen" "$tmp/sp$n.etl" -f csv --pid=4-1000 --tid=1-4000
+        spilt "$gen" "$tmp/sp$n.etl" -f csv --process=svchost.exe
+        spilt "$gen" "$tmp/sp$n.etl" --summary=routines -f csv
+    done
+    for f in "$(dirname "$0")"/../samples/*.etl; do
+        spilt "$(basename "$f")" "$f" -f csv
+    done
+    # Without a place for the file, the rows stay in memory.
+    spill_tmp=${TMPDIR-}
+    export TMPDIR="$tmp/nowhere"
+    spilt "no temporary file" "$tmp/sp1.etl" -f csv
+    if [ -n "$spill_tmp" ]; then TMPDIR=$spill_tmp; else unset TMPDIR; fi
+    # The rows do go through a file: etldump-spill makes one in TMPDIR, and
+    # etldump does not.
+    if command -v strace > /dev/null 2>&1; then
+        mkdir -p "$tmp/spilldir"
+        for b in "$spill" "$etldump"; do
+            TMPDIR=$tmp/spilldir strace -f -e trace=openat -o "$tmp/strace" "$b" --summary -f csv \
+                "$tmp/sp4.etl" > /dev/null 2>&1
+            made=$(grep -c "\"$tmp/spilldir/etldump-" "$tmp/strace")
+            case "$b:$made" in
+                "$spill:0"|"$etldump:"[1-9]*) bad "spill file: $b --summary made $made files in TMPDIR" ;;
+                *) ok ;;
+            esac
+        done
+    else
+        skip=$((skip + 1))
+        echo "sched: skipped the check that the rows go through a file: no strace"
+    fi
+fi
+
+echo "sched: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -22,6 +22,7 @@ if [ "$what" = check ]; then
     command -v xmllint >/dev/null 2>&1 || need libxml2-utils
     command -v jq >/dev/null 2>&1 || need jq
     command -v valgrind >/dev/null 2>&1 || need valgrind
+    command -v strace >/dev/null 2>&1 || need strace
 fi
 if [ "$what" = bench ]; then
     [ -x /usr/bin/time ] || need time

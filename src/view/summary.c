@@ -35,8 +35,14 @@
  * rows are then left out). Thread rows are threads (TID within its process
  * lifetime); process rows add up their threads. Rows are sorted by CPU
  * time, longest first; CPU rows follow in CPU order. Memory grows with
- * threads, processes, CPUs and routines, and with the ready spans kept for
- * the percentiles (at most READY_KEPT, then every other one).
+ * processes, CPUs and routines, and with the ready spans kept for the
+ * percentiles (at most READY_KEPT, then every other one). Thread rows past
+ * LIVE_MAX go to a temporary file, the half not seen for longest at a time,
+ * as sorted runs: a thread seen again starts a new row, and at the end the
+ * runs are merged by thread, each thread's rows added up in the order they
+ * were made (the figures are the same but for the spans the percentiles
+ * keep: each row keeps every 2^thin-th of its own), then sorted for the
+ * output in runs of SORT_MEM bytes. Nothing kept grows with the threads.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +51,7 @@
 #include "fmt.h"
 #include "sort.h"
 #include "grow.h"
+#include "spill.h"
 #include "decode/swreader.h"
 #include "decode/names.h"
 #include "decode/procmap.h"
@@ -105,6 +112,27 @@ const struct etl_table etl_table_routines = { "routine", routine_cols, R_COUNT, 
 
 /* Ready spans kept for the percentiles before every other one is dropped. */
 #define READY_KEPT (1u << 21)
+/* Thread rows kept in memory; past that, the half not seen for longest go
+ * to a temporary file (spill.h) as a run sorted by thread. The tests build
+ * a copy with small ones (Makefile: build/tests/etldump-spill). */
+#ifndef SUMMARY_LIVE_MAX
+#define SUMMARY_LIVE_MAX (1u << 14)
+#endif
+#define LIVE_MAX SUMMARY_LIVE_MAX
+/* Runs before they are merged into one. */
+#ifndef SUMMARY_RUNS_MAX
+#define SUMMARY_RUNS_MAX 128
+#endif
+#define RUNS_MAX SUMMARY_RUNS_MAX
+/* The spill file takes no more rows past twice the input's size and
+ * SPILL_SLACK: a hostile trace of endless new threads must not fill the
+ * disk (the rows then stay in memory). */
+#define SPILL_SLACK (1ull << 30)
+/* Bytes of thread rows sorted at a time for the output. */
+#ifndef SUMMARY_SORT_MEM
+#define SUMMARY_SORT_MEM (8u << 20)
+#endif
+#define SORT_MEM SUMMARY_SORT_MEM
 /* Most routines told apart; the rest share one row with an empty routine. */
 #define ROUTINES_MAX (1u << 16)
 /* Most finished DPCs and ISRs of a CPU that a later one may still enclose. */
@@ -148,12 +176,20 @@ struct thr {
     int32_t last_cpu;         /* where last seen, -1 before */
     uint32_t nrd;             /* readiers (room: see room_of) */
     uint32_t nrv, caprv, nready;
+    uint32_t used;            /* when last seen (summary.tick) */
+    int32_t first_cpu;        /* where first seen (see note_cpu) */
     bool pid_known;
+    bool first_check;         /* first seen at a switch-in that counts migrations */
+    uint8_t thin;             /* rv's summary.thin, in the spill file */
+    uint64_t gen;             /* rows made before it */
     struct figures fig;
     int64_t *rv;              /* kept ready spans (ns) */
     int64_t rmax;             /* the longest ready span */
     struct readier *rd;
 };
+
+/* The pk of a free slot (no key has it). */
+#define FREE_PK UINT64_MAX
 
 /* A finished DPC or ISR: [s, e] in ns. */
 struct span {
@@ -199,12 +235,29 @@ struct summary {
     const struct etl_clock *clk;
     const struct etl_procmap *map;
     struct thr *t;
-    size_t n, cap;
+    size_t n, cap;            /* slots used (some may be free), slots */
     uint64_t *tab;            /* TID << 32 | (slot + 1), 0 empty (see tab_entry) */
     size_t tcap;
+    uint32_t tabs;            /* times the table was made again */
+    uint32_t tick;            /* counts lookups, for thr.used */
+    uint64_t gen;             /* rows made */
+    uint32_t *freed;          /* free slots */
+    size_t nfree, capfree;
+    struct etl_spill *sp;     /* NULL before the first row goes out */
+    struct etl_run *runs;     /* of thread rows, sorted by thread */
+    size_t nruns, capruns;
+    size_t kept_out, out_rows; /* of kept: in the file, an upper bound; rows there with some */
+    char *buf;                /* a record */
+    size_t capbuf;
+    uint32_t *ages;           /* spill_half's */
+    size_t capages;
+    bool spilt;               /* rows went to the spill file */
+    bool no_spill;            /* the spill file cannot be made or written */
+    bool spill_oom;           /* a row in the file could not count something */
     struct cpu *cpu;          /* ETL_MAX_CPUS */
     struct routines rt;
-    size_t kept;              /* ready spans kept in all rows (at most READY_KEPT + 1) */
+    size_t kept;              /* ready spans kept in all rows (at most kept_max + 1) */
+    size_t kept_max;          /* READY_KEPT, or more (see thin_all) */
     unsigned thin;            /* a row keeps its spans number 0, 2^thin, 2 * 2^thin, ... */
     bool oom;
 };
@@ -236,6 +289,15 @@ static uint64_t tab_entry(uint32_t tid, size_t slot)
     return (uint64_t)tid << 32 | (uint32_t)(slot + 1);
 }
 
+/* Puts entry e of key (tid, pk) into slot table t of ncap entries. */
+static void tab_put(uint64_t *t, size_t ncap, uint32_t tid, uint64_t pk, uint64_t e)
+{
+    size_t j = key_hash(tid, pk) & (ncap - 1);
+    while (t[j])
+        j = (j + 1) & (ncap - 1);
+    t[j] = e;
+}
+
 /* Grows the slot table; false when out of memory. */
 static bool rehash(struct summary *m)
 {
@@ -243,20 +305,20 @@ static bool rehash(struct summary *m)
     uint64_t *t = calloc(ncap, sizeof *t);
     if (!t)
         return false;
-    for (size_t i = 0; i < m->n; i++) {
-        size_t j = key_hash(m->t[i].tid, m->t[i].pk) & (ncap - 1);
-        while (t[j])
-            j = (j + 1) & (ncap - 1);
-        t[j] = tab_entry(m->t[i].tid, i);
-    }
+    for (size_t i = 0; i < m->n; i++)
+        if (m->t[i].pk != FREE_PK)
+            tab_put(t, ncap, m->t[i].tid, m->t[i].pk, tab_entry(m->t[i].tid, i));
     free(m->tab);
     m->tab = t;
     m->tcap = ncap;
     return true;
 }
 
+static uint32_t new_slot(struct summary *m);
+
 /* Returns the row of thread tid, whose process is w's, adding it;
- * UINT32_MAX when out of memory. */
+ * UINT32_MAX when out of memory. The slot stays the row's until the next
+ * call. */
 static uint32_t thread_slot(struct summary *m, uint32_t tid, const struct etl_who *w)
 {
     uint64_t pk = proc_key(w);
@@ -265,12 +327,19 @@ static uint32_t thread_slot(struct summary *m, uint32_t tid, const struct etl_wh
     size_t j = key_hash(tid, pk) & (m->tcap - 1);
     for (uint64_t e; (e = m->tab[j]) != 0; j = (j + 1) & (m->tcap - 1)) {
         uint32_t slot = (uint32_t)e - 1;
-        if ((uint32_t)(e >> 32) == tid && m->t[slot].pk == pk)
+        if ((uint32_t)(e >> 32) == tid && m->t[slot].pk == pk) {
+            m->t[slot].used = ++m->tick;
             return slot;
+        }
     }
-    if (!etl_grow(&m->t, &m->cap, m->n + 1, sizeof *m->t, 256))
+    uint32_t tabs = m->tabs;
+    uint32_t slot = new_slot(m);
+    if (slot == UINT32_MAX)
         return UINT32_MAX;
-    struct thr *t = &m->t[m->n];
+    if (m->tabs != tabs) /* rows went out: the table was made again */
+        for (j = key_hash(tid, pk) & (m->tcap - 1); m->tab[j]; j = (j + 1) & (m->tcap - 1))
+            ;
+    struct thr *t = &m->t[slot];
     memset(t, 0, sizeof *t);
     t->pk = pk;
     t->tid = tid;
@@ -280,8 +349,11 @@ static uint32_t thread_slot(struct summary *m, uint32_t tid, const struct etl_wh
     t->name = w->thread != ETL_PM_NONE ? etl_procmap_thread(m->map, w->thread)->name
                                        : ETL_PM_NONE;
     t->last_cpu = -1;
-    m->tab[j] = tab_entry(tid, m->n);
-    return (uint32_t)m->n++;
+    t->used = ++m->tick;
+    t->first_cpu = -1;
+    t->gen = m->gen++;
+    m->tab[j] = tab_entry(tid, slot);
+    return slot;
 }
 
 /* The same, looking the thread up at ts. */
@@ -299,8 +371,10 @@ static uint32_t thread_out(struct summary *m, const struct cpu *c, uint32_t tid,
 {
     struct etl_who w;
     etl_procmap_who(m->map, tid, ts, &w);
-    if (c->known && m->t[c->slot].tid == tid && m->t[c->slot].pk == proc_key(&w))
+    if (c->known && m->t[c->slot].tid == tid && m->t[c->slot].pk == proc_key(&w)) {
+        m->t[c->slot].used = ++m->tick;
         return c->slot;
+    }
     return thread_slot(m, tid, &w);
 }
 
@@ -372,36 +446,56 @@ static bool add_reason(struct waits *w, uint8_t r, uint32_t k)
     return true;
 }
 
-/* Counts one readying by a process of image img; false when out of memory. */
-static bool add_readier(struct thr *t, const char *img)
+/* Counts k readyings by a process of image img; false when out of memory. */
+static bool add_readier(struct thr *t, const char *img, uint32_t k)
 {
     for (size_t i = 0; i < t->nrd; i++)
         if (strcmp(t->rd[i].image, img) == 0) {
-            t->rd[i].count++;
+            t->rd[i].count += k;
             return true;
         }
     size_t room = room_of(t->nrd);
     if (!etl_grow(&t->rd, &room, t->nrd + 1u, sizeof *t->rd, 4))
         return false;
     t->rd[t->nrd].image = img;
-    t->rd[t->nrd].count = 1;
+    t->rd[t->nrd].count = k;
     t->nrd++;
     return true;
 }
 
-/* Halves the ready spans kept in every row (keeping the even-numbered). */
+/* Keeps spans 0, 2^d, 2 * 2^d, ... of rv[0..*n). */
+static void thin_spans(int64_t *rv, uint32_t *n, unsigned d)
+{
+    if (d == 0)
+        return;
+    uint32_t k = 0;
+    for (uint64_t j = 0; j < *n; j += 1ull << d)
+        rv[k++] = rv[j];
+    *n = k;
+}
+
+/* Halves the ready spans kept in every row (keeping the even-numbered);
+ * the rows in the spill file are halved when read back (ceil(n / 2) each:
+ * kept counts them as (n + 1) / 2, above the truth). Every row keeps its
+ * first span: with more than READY_KEPT rows keeping spans, halving cannot
+ * bring the count down, and the bound moves up instead, so that it is not
+ * tried again at every span (nor 2^thin made past 2^31). */
 static void thin_all(struct summary *m)
 {
+    if (m->thin == 31) {
+        m->kept_max = m->kept + READY_KEPT / 4;
+        return;
+    }
     m->thin++;
     m->kept = 0;
     for (size_t i = 0; i < m->n; i++) {
         struct thr *t = &m->t[i];
-        uint32_t k = 0;
-        for (uint32_t j = 0; j < t->nrv; j += 2)
-            t->rv[k++] = t->rv[j];
-        t->nrv = k;
-        m->kept += k;
+        thin_spans(t->rv, &t->nrv, 1);
+        m->kept += t->nrv;
     }
+    m->kept_out = (m->kept_out + m->out_rows) / 2;
+    m->kept += m->kept_out;
+    m->kept_max = m->kept > READY_KEPT - READY_KEPT / 4 ? m->kept + READY_KEPT / 4 : READY_KEPT;
 }
 
 /* Keeps one ready span of thread t for the percentiles; false when out of
@@ -422,7 +516,7 @@ static bool add_ready(struct summary *m, struct thr *t, int64_t d)
         t->caprv = ncap;
     }
     t->rv[t->nrv++] = d;
-    if (++m->kept > READY_KEPT)
+    if (++m->kept > m->kept_max)
         thin_all(m);
     return true;
 }
@@ -463,10 +557,22 @@ static bool settle(struct summary *m, struct thr *t, const struct etl_sched_fact
     if (k & ETL_SF_READIER) {
         struct etl_who wr;
         etl_procmap_who(m->map, sf->readying_tid, sf->readied_at, &wr);
-        if (wr.image && !add_readier(t, wr.image))
+        if (wr.image && !add_readier(t, wr.image, 1))
             ok = false;
     }
     return ok;
+}
+
+/* Notes that thread t is seen on cpu (check: at a switch-in that counts a
+ * migration): the first time, for the rows of the thread made before it
+ * (see fold). */
+static void note_cpu(struct thr *t, int32_t cpu, bool check)
+{
+    if (t->last_cpu < 0) {
+        t->first_cpu = cpu;
+        t->first_check = check;
+    }
+    t->last_cpu = cpu;
 }
 
 /* Adds one switch to the figures. */
@@ -516,7 +622,7 @@ static void account_switch(struct summary *m, const struct etl_sched_item *it,
             m->oom = true;
             return;
         }
-        m->t[o].last_cpu = sw->cpu;
+        note_cpu(&m->t[o], sw->cpu, false);
     }
     /* The new thread comes in. */
     c->known = false;
@@ -537,7 +643,7 @@ static void account_switch(struct summary *m, const struct etl_sched_item *it,
             if (!settle(m, t, sf, ns))
                 t->fig.oom = true;
         }
-        t->last_cpu = sw->cpu;
+        note_cpu(t, sw->cpu, counts);
     }
     c->known = true;
     c->slot = k;
@@ -793,6 +899,410 @@ static void figures_free(struct figures *g)
     free(g->w[1].wr);
 }
 
+/* ---- the spill file ---------------------------------------------------------- */
+
+/* Frees the arrays of row t and makes its slot free. */
+static void row_clear(struct thr *t)
+{
+    figures_free(&t->fig);
+    free(t->rv);
+    free(t->rd);
+    memset(t, 0, sizeof *t);
+    t->pk = FREE_PK;
+}
+
+/* Appends n bytes from src at *q (n may be 0 with src NULL). */
+static void put_bytes(char **q, const void *src, size_t n)
+{
+    if (n)
+        memcpy(*q, src, n);
+    *q += n;
+}
+
+/* Bytes of a wait reason count and of a readier in a record (their
+ * fields, without the padding of the structs). */
+#define REASON_BYTES (sizeof(uint32_t) + 1)
+#define READIER_BYTES (sizeof(const char *) + sizeof(uint32_t))
+
+/* The length of the record of a row with these counts. */
+static size_t record_len(size_t nwr, size_t nrv, size_t nrd)
+{
+    return sizeof(struct thr) + nwr * REASON_BYTES + nrv * sizeof(int64_t) + nrd * READIER_BYTES;
+}
+
+/* Makes row t a record in m->buf: the row (its padding zero since it was
+ * made), then its arrays field by field (what thin its spans have is noted
+ * in it); returns its length, or 0 when out of memory. */
+static size_t row_record(struct summary *m, struct thr *t)
+{
+    const struct waits *w = t->fig.w;
+    size_t n = record_len(w[0].nwr + w[1].nwr, t->nrv, t->nrd);
+    if (!etl_grow(&m->buf, &m->capbuf, n, 1, 4096))
+        return 0;
+    t->thin = (uint8_t)m->thin;
+    char *q = m->buf;
+    put_bytes(&q, t, sizeof *t);
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < w[k].nwr; i++) {
+            put_bytes(&q, &w[k].wr[i].count, sizeof w[k].wr[i].count);
+            put_bytes(&q, &w[k].wr[i].reason, 1);
+        }
+    put_bytes(&q, t->rv, t->nrv * sizeof *t->rv);
+    for (size_t i = 0; i < t->nrd; i++) {
+        put_bytes(&q, &t->rd[i].image, sizeof t->rd[i].image);
+        put_bytes(&q, &t->rd[i].count, sizeof t->rd[i].count);
+    }
+    return n;
+}
+
+/* Makes *dst a new array of room elements of size sz (NULL when room is
+ * 0); false when out of memory. */
+static bool new_array(void *dst, size_t room, size_t sz)
+{
+    void *a = room ? malloc(room * sz) : NULL;
+    memcpy(dst, &a, sizeof a);
+    return a || !room;
+}
+
+/* Makes record rec[0..n) a row at *t, its spans thinned as the rows in
+ * memory were since; false when out of memory or the record is not one
+ * (*t is then one row_clear takes). */
+static bool row_from(struct summary *m, const void *rec, size_t n, struct thr *t)
+{
+    if (n < sizeof *t) {
+        memset(t, 0, sizeof *t);
+        return false;
+    }
+    const char *q = rec;
+    memcpy(t, q, sizeof *t);
+    q += sizeof *t;
+    struct waits *w = t->fig.w;
+    w[0].wr = w[1].wr = NULL;
+    t->rv = NULL;
+    t->rd = NULL;
+    if (n != record_len((size_t)w[0].nwr + w[1].nwr, t->nrv, t->nrd) || t->thin > m->thin) {
+        memset(t, 0, sizeof *t);
+        return false;
+    }
+    if (!new_array(&w[0].wr, room_of(w[0].nwr), sizeof *w[0].wr) ||
+        !new_array(&w[1].wr, room_of(w[1].nwr), sizeof *w[1].wr) ||
+        !new_array(&t->rv, t->nrv, sizeof *t->rv) ||
+        !new_array(&t->rd, room_of(t->nrd), sizeof *t->rd)) {
+        row_clear(t);
+        return false;
+    }
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < w[k].nwr; i++) {
+            memcpy(&w[k].wr[i].count, q, sizeof w[k].wr[i].count);
+            w[k].wr[i].reason = (uint8_t)q[sizeof w[k].wr[i].count];
+            q += REASON_BYTES;
+        }
+    if (t->nrv)
+        memcpy(t->rv, q, t->nrv * sizeof *t->rv);
+    q += t->nrv * sizeof *t->rv;
+    for (size_t i = 0; i < t->nrd; i++) {
+        memcpy(&t->rd[i].image, q, sizeof t->rd[i].image);
+        memcpy(&t->rd[i].count, q + sizeof t->rd[i].image, sizeof t->rd[i].count);
+        q += READIER_BYTES;
+    }
+    t->caprv = t->nrv;
+    thin_spans(t->rv, &t->nrv, m->thin - t->thin);
+    t->thin = (uint8_t)m->thin;
+    return true;
+}
+
+/* A field of a record (a row's bytes). */
+static uint32_t rec_u32(const void *rec, size_t off)
+{
+    uint32_t v;
+    memcpy(&v, (const char *)rec + off, sizeof v);
+    return v;
+}
+
+static uint64_t rec_u64(const void *rec, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, (const char *)rec + off, sizeof v);
+    return v;
+}
+
+/* -1, 0 or 1 as a is below, equal to or above b. */
+static int order(uint64_t a, uint64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+/* Orders the records of runs: by thread (TID, process key), then as the
+ * rows were made. */
+static int cmp_rec_thread(const void *a, const void *b)
+{
+    int c = order(rec_u32(a, offsetof(struct thr, tid)), rec_u32(b, offsetof(struct thr, tid)));
+    if (c == 0)
+        c = order(rec_u64(a, offsetof(struct thr, pk)), rec_u64(b, offsetof(struct thr, pk)));
+    return c ? c : order(rec_u64(a, offsetof(struct thr, gen)), rec_u64(b, offsetof(struct thr, gen)));
+}
+
+/* The same for rows in memory (ctx: the rows, a and b slots). */
+static int cmp_slot_thread(const void *a, const void *b, void *ctx)
+{
+    const struct thr *t = ctx;
+    const struct thr *x = &t[*(const uint32_t *)a], *y = &t[*(const uint32_t *)b];
+    int c = order(x->tid, y->tid);
+    if (c == 0)
+        c = order(x->pk, y->pk);
+    return c ? c : order(x->gen, y->gen);
+}
+
+/* Orders records for the output: most CPU time first, then PID, TID and
+ * process key (as cmp_thr). */
+static int cmp_rec_out(const void *a, const void *b)
+{
+    size_t ct = offsetof(struct thr, fig) + offsetof(struct figures, cpu_time);
+    int64_t xa = (int64_t)rec_u64(a, ct), xb = (int64_t)rec_u64(b, ct);
+    if (xa != xb)
+        return xa > xb ? -1 : 1;
+    int c = order(rec_u32(a, offsetof(struct thr, pid)), rec_u32(b, offsetof(struct thr, pid)));
+    if (c == 0)
+        c = order(rec_u32(a, offsetof(struct thr, tid)), rec_u32(b, offsetof(struct thr, tid)));
+    return c ? c : order(rec_u64(a, offsetof(struct thr, pk)), rec_u64(b, offsetof(struct thr, pk)));
+}
+
+/* Adds row b of a thread to its row a, made before it; false when out of
+ * memory. b's first switch-in would have counted a migration from where a
+ * left the thread. */
+static bool fold(struct thr *a, const struct thr *b)
+{
+    bool ok = figures_add(&a->fig, &b->fig);
+    a->fig.oom = a->fig.oom || b->fig.oom;
+    if (b->first_check && a->last_cpu >= 0 && a->last_cpu != b->first_cpu)
+        a->fig.migrations++;
+    if (b->last_cpu >= 0)
+        a->last_cpu = b->last_cpu;
+    for (size_t i = 0; i < b->nrd; i++)
+        ok = add_readier(a, b->rd[i].image, b->rd[i].count) && ok;
+    if (b->nready && (a->nready == 0 || b->rmax > a->rmax))
+        a->rmax = b->rmax;
+    a->nready += b->nready;
+    if (b->nrv) {
+        if (a->nrv + b->nrv > a->caprv) {
+            int64_t *n = realloc(a->rv, (a->nrv + b->nrv) * sizeof *n);
+            if (!n)
+                return false;
+            a->rv = n;
+            a->caprv = a->nrv + b->nrv;
+        }
+        memcpy(a->rv + a->nrv, b->rv, b->nrv * sizeof *b->rv);
+        a->nrv += b->nrv;
+    }
+    return ok;
+}
+
+/* The rows in memory as a source of records (etl_rec_source): the slots
+ * slots[next..n), sorted as the runs are. */
+struct live_rows {
+    struct summary *m;
+    const uint32_t *slots;
+    size_t n, next;
+    char *mem;                /* the record given */
+    size_t cap;
+};
+
+static int live_next(void *ctx, const void **rec, size_t *n)
+{
+    struct live_rows *lr = ctx;
+    if (lr->next == lr->n)
+        return 0;
+    size_t len = row_record(lr->m, &lr->m->t[lr->slots[lr->next++]]);
+    if (len == 0 || !etl_grow(&lr->mem, &lr->cap, len, 1, 4096))
+        return -1;
+    memcpy(lr->mem, lr->m->buf, len);
+    *rec = lr->mem;
+    *n = len;
+    return 1;
+}
+
+/* The next thread of a merge by thread: its rows added up into *t (the
+ * caller frees it with row_clear). 1, 0 at the end, -1 when out of memory
+ * or a run cannot be read. *rec and *len carry the record read past the
+ * thread (NULL at first). */
+static int next_thread(struct summary *m, struct etl_merge *g, const void **rec, size_t *len,
+                       struct thr *t, bool *nomem)
+{
+    if (!*rec) {
+        int k = etl_merge_next(g, rec, len, nomem);
+        if (k <= 0)
+            return k;
+    }
+    if (!row_from(m, *rec, *len, t)) {
+        *nomem = true; /* the record was checked when written: memory */
+        return -1;
+    }
+    for (;;) {
+        int k = etl_merge_next(g, rec, len, nomem);
+        if (k < 0) {
+            row_clear(t);
+            return -1;
+        }
+        if (k == 0) {
+            *rec = NULL;
+            return 1;
+        }
+        if (rec_u32(*rec, offsetof(struct thr, tid)) != t->tid ||
+            rec_u64(*rec, offsetof(struct thr, pk)) != t->pk)
+            return 1;
+        struct thr b;
+        bool ok = row_from(m, *rec, *len, &b) && fold(t, &b);
+        row_clear(&b);
+        if (!ok) {
+            *nomem = true;
+            row_clear(t);
+            return -1;
+        }
+    }
+}
+
+static int cmp_u32(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    return order(*(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+/* Writes rows slots[0..n) (sorted by thread) to s as a run; 1, 0 when the
+ * file fails (what it held before stays), -1 when out of memory. */
+static int write_run(struct summary *m, struct etl_spill *s, const uint32_t *slots, size_t n)
+{
+    struct etl_run r;
+    if (!etl_spill_mark(s, &r.start))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = row_record(m, &m->t[slots[i]]);
+        if (len == 0)
+            return -1;
+        if (!etl_spill_append(s, m->buf, len))
+            return 0;
+    }
+    if (!etl_spill_mark(s, &r.end))
+        return 0;
+    if (!etl_grow(&m->runs, &m->capruns, m->nruns + 1, sizeof *m->runs, 16))
+        return -1;
+    m->runs[m->nruns++] = r;
+    return 1;
+}
+
+/* Merges every run into one, in a new file, each thread's rows added up;
+ * false when out of memory. When the file fails, the runs stay as they
+ * were and no more rows go out. */
+static bool compact(struct summary *m)
+{
+    bool nomem = false;
+    struct etl_spill *ns = etl_spill_new(&nomem);
+    struct etl_merge *g = NULL;
+    struct etl_run r = { 0, 0 };
+    bool ok = ns && (g = etl_merge_new(m->sp, m->runs, m->nruns, cmp_rec_thread, NULL, NULL,
+                                       &nomem)) != NULL;
+    const void *rec = NULL;
+    size_t len = 0, kept = 0, rows = 0;
+    struct thr t;
+    int k = 0;
+    while (ok && (k = next_thread(m, g, &rec, &len, &t, &nomem)) > 0) {
+        size_t n = row_record(m, &t);
+        kept += t.nrv;
+        rows += t.nrv > 0;
+        ok = n > 0 && etl_spill_append(ns, m->buf, n);
+        nomem = nomem || n == 0;
+        row_clear(&t);
+    }
+    ok = ok && k == 0 && etl_spill_mark(ns, &r.end);
+    etl_merge_free(g);
+    if (!ok) {
+        etl_spill_free(ns);
+        m->no_spill = true;
+        return !nomem;
+    }
+    etl_spill_free(m->sp);
+    m->sp = ns;
+    m->runs[0] = r;
+    m->nruns = 1;
+    m->kept = m->kept - m->kept_out + kept;
+    m->kept_out = kept;
+    m->out_rows = rows;
+    return true;
+}
+
+/* Writes the half of the rows in memory not seen for longest to the spill
+ * file as a run, but for the threads running on a CPU; false when out of
+ * memory. Without a file, or when it fails, the rows stay (no_spill). */
+static bool spill_half(struct summary *m)
+{
+    if (!m->sp) {
+        bool nomem = false;
+        m->sp = etl_spill_new(&nomem);
+        if (!m->sp) {
+            m->no_spill = true;
+            return !nomem;
+        }
+    }
+    for (unsigned c = 0; c < ETL_MAX_CPUS; c++)
+        if (m->cpu[c].known)
+            m->t[m->cpu[c].slot].used = m->tick;
+    if (!etl_grow(&m->ages, &m->capages, m->n, sizeof *m->ages, 1024) ||
+        !etl_grow(&m->freed, &m->capfree, m->n, sizeof *m->freed, 1024))
+        return false;
+    size_t k = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->t[i].pk != FREE_PK)
+            m->ages[k++] = m->tick - m->t[i].used;
+    if (k == 0)
+        return true;
+    if (etl_spill_size(m->sp) > 2 * etl_file_size(m->f) + SPILL_SLACK) {
+        m->no_spill = true;
+        return true;
+    }
+    etl_sort(m->ages, k, sizeof *m->ages, cmp_u32, NULL);
+    uint32_t cut = m->ages[k / 2]; /* the older half: ages at or above */
+    if (cut == 0)
+        cut = 1; /* never what was just seen */
+    size_t out = 0;
+    for (size_t i = 0; i < m->n && out < k - k / 2; i++)
+        if (m->t[i].pk != FREE_PK && m->tick - m->t[i].used >= cut)
+            m->ages[out++] = (uint32_t)i; /* now the rows that go */
+    etl_sort(m->ages, out, sizeof *m->ages, cmp_slot_thread, m->t);
+    int r = write_run(m, m->sp, m->ages, out);
+    if (r <= 0) {
+        m->no_spill = true;
+        return r == 0;
+    }
+    for (size_t i = 0; i < out; i++) {
+        struct thr *t = &m->t[m->ages[i]];
+        m->spill_oom = m->spill_oom || t->fig.oom;
+        m->kept_out += t->nrv;
+        m->out_rows += t->nrv > 0;
+        row_clear(t);
+        m->freed[m->nfree++] = m->ages[i];
+    }
+    m->spilt = true;
+    memset(m->tab, 0, m->tcap * sizeof *m->tab);
+    for (size_t i = 0; i < m->n; i++)
+        if (m->t[i].pk != FREE_PK)
+            tab_put(m->tab, m->tcap, m->t[i].tid, m->t[i].pk, tab_entry(m->t[i].tid, i));
+    m->tabs++;
+    return m->nruns < RUNS_MAX || compact(m);
+}
+
+/* Returns a free slot (spilling rows to make one when there are many);
+ * UINT32_MAX when out of memory. */
+static uint32_t new_slot(struct summary *m)
+{
+    if (m->nfree == 0 && m->n >= LIVE_MAX && !m->no_spill && !spill_half(m))
+        return UINT32_MAX;
+    if (m->nfree > 0)
+        return m->freed[--m->nfree];
+    if (!etl_grow(&m->t, &m->cap, m->n + 1, sizeof *m->t, 256))
+        return UINT32_MAX;
+    m->t[m->n].pk = FREE_PK;
+    return (uint32_t)m->n++;
+}
+
 /* A thread row's place in an order: what the orders compare, and the row
  * (the rows stay where they are; sorting these moves far fewer bytes). */
 struct order {
@@ -806,8 +1316,11 @@ struct prow {
     uint32_t pid, proc, threads;
     size_t first, end;
     uint32_t nready;
+    size_t nrv;               /* the ready spans its threads keep */
     int64_t rmax;
     struct figures fig;
+    int64_t *rv;              /* those spans (rows from the spill file only) */
+    size_t caprv;
 };
 
 /* Orders thread rows by process key (to gather processes). */
@@ -903,12 +1416,56 @@ static void cstates_text(const struct cpu *c, int decimals, char *buf, size_t ca
     }
 }
 
-/* Prints the process rows; returns 0 or -1 after a write error. ord[0..n)
- * is left sorted by process key. */
-static int print_processes(struct etl_printer *p, struct summary *m, const struct presence *pr_,
-                           int64_t *scratch, struct order *ord)
+/* Prints process row q, its ready spans v[0..n) (sorted here); 0 or -1
+ * after a write error. */
+static int print_process(struct etl_printer *p, struct summary *m, struct prow *q, int64_t *spans,
+                         size_t n, const struct presence *pr, char *rbuf, size_t rcap)
 {
-    const struct etl_filter *f = m->flt;
+    const char *img = pk_image(m, q->pk, q->pid, q->proc);
+    if (!process_shown(m->flt, q->pid, img))
+        return 0;
+    struct etl_value v[M_COUNT];
+    memset(v, 0, sizeof v);
+    ETL_CELL(v, M_SCOPE, s, "process", true);
+    ETL_CELL(v, M_PID, u, q->pid, true);
+    ETL_CELL(v, M_PROCESS, s, img, img != NULL);
+    ETL_CELL(v, M_THREADS, u, q->threads, true);
+    figure_cells(v, &q->fig, pr->ready, rbuf, rcap);
+    if (q->nready)
+        pct_cells(v, spans, n, q->rmax);
+    intr_cells(v, pr->intr, q->fig.dpc, q->fig.isr);
+    return etl_print_row(p, v);
+}
+
+/* Prints thread row t (rbuf 2048 bytes, tbuf 1024); 0 or -1 after a write
+ * error. */
+static int print_thread(struct etl_printer *p, struct summary *m, struct thr *t,
+                        const struct presence *pr, char *rbuf, char *tbuf)
+{
+    const char *img = pk_image(m, t->pk, t->pid, t->proc);
+    if (!thread_shown(m->flt, t, img))
+        return 0;
+    struct etl_value v[M_COUNT];
+    memset(v, 0, sizeof v);
+    ETL_CELL(v, M_SCOPE, s, "thread", true);
+    ETL_CELL(v, M_PID, u, t->pid, t->pid_known);
+    ETL_CELL(v, M_TID, u, t->tid, true);
+    ETL_CELL(v, M_PROCESS, s, img, img != NULL);
+    const char *tname = etl_procmap_str(m->map, t->name);
+    ETL_CELL(v, M_THREAD_NAME, s, tname, tname != NULL);
+    figure_cells(v, &t->fig, pr->ready, rbuf, 2048);
+    if (t->nready)
+        pct_cells(v, t->rv, t->nrv, t->rmax);
+    readiers_text(t, tbuf, 1024);
+    ETL_CELL(v, M_TOP_READIERS, s, tbuf, tbuf[0] != '\0');
+    return etl_print_row(p, v);
+}
+
+/* Prints the process rows of the rows in memory; 0, -1 after a write error,
+ * 1 when out of memory. ord[0..m->n) is left sorted by process key. */
+static int print_processes(struct etl_printer *p, struct summary *m, const struct presence *pr_,
+                           struct order *ord)
+{
     char rbuf[2048];
     int rc = 0;
     if (m->n > 1)
@@ -918,10 +1475,8 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
         if (ord[i].key && (i == 0 || ord[i].key != ord[i - 1].key))
             np++;
     struct prow *pr = calloc(np ? np : 1, sizeof *pr);
-    if (!pr) {
-        etl_file_nomem(m->f);
-        return 0;
-    }
+    if (!pr)
+        return 1;
     np = 0;
     bool oom = false;
     for (size_t i = 0; i < m->n; i++) {
@@ -941,89 +1496,215 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
         if (t->nready && (q->nready == 0 || t->rmax > q->rmax))
             q->rmax = t->rmax;
         q->nready += t->nready;
+        q->nrv += t->nrv;
         oom = !figures_add(&q->fig, &t->fig) || oom;
     }
-    for (size_t i = 0; i < np; i++)
+    size_t most = 1;
+    for (size_t i = 0; i < np; i++) {
         oom = oom || pr[i].fig.oom;
-    if (oom)
-        etl_file_nomem(m->f);
+        if (pr[i].nrv > most)
+            most = pr[i].nrv;
+    }
+    /* The spans of one process at a time, for its percentiles. */
+    int64_t *scratch = oom ? NULL : malloc(most * sizeof *scratch);
+    oom = oom || !scratch;
     etl_sort(pr, np, sizeof *pr, cmp_prow, NULL);
     for (size_t i = 0; i < np && rc == 0 && !oom; i++) {
-        const char *img = pk_image(m, pr[i].pk, pr[i].pid, pr[i].proc);
-        if (!process_shown(f, pr[i].pid, img))
-            continue;
-        struct etl_value v[M_COUNT];
-        memset(v, 0, sizeof v);
-        ETL_CELL(v, M_SCOPE, s, "process", true);
-        ETL_CELL(v, M_PID, u, pr[i].pid, true);
-        ETL_CELL(v, M_PROCESS, s, img, img != NULL);
-        ETL_CELL(v, M_THREADS, u, pr[i].threads, true);
-        figure_cells(v, &pr[i].fig, pr_->ready, rbuf, sizeof rbuf);
         size_t nv = 0;
-        for (size_t j = pr[i].first; j < pr[i].end; j++) {
+        for (size_t j = pr[i].first; j < pr[i].end && pr[i].nready; j++) {
             const struct thr *t = &m->t[ord[j].row];
             if (t->nrv)
                 memcpy(scratch + nv, t->rv, t->nrv * sizeof *scratch);
             nv += t->nrv;
         }
-        if (pr[i].nready)
-            pct_cells(v, scratch, nv, pr[i].rmax);
-        intr_cells(v, pr_->intr, pr[i].fig.dpc, pr[i].fig.isr);
-        rc = etl_print_row(p, v);
+        rc = print_process(p, m, &pr[i], scratch, nv, pr_, rbuf, sizeof rbuf);
     }
     for (size_t i = 0; i < np; i++)
         figures_free(&pr[i].fig);
     free(pr);
+    free(scratch);
     return oom ? 1 : rc;
+}
+
+/* Prints the process and thread rows when all are in memory; 0, -1 after a
+ * write error, 1 when out of memory. */
+static int print_held(struct etl_printer *p, struct summary *m, const struct presence *pr)
+{
+    char rbuf[2048], tbuf[1024];
+    struct order *ord = malloc((m->n ? m->n : 1) * sizeof *ord);
+    if (!ord)
+        return 1;
+    for (size_t i = 0; i < m->n; i++)
+        ord[i] = (struct order){ m->t[i].pk, m->t[i].tid, (uint32_t)i };
+    int rc = print_processes(p, m, pr, ord);
+    for (size_t i = 0; i < m->n; i++)
+        ord[i] = (struct order){ (uint64_t)m->t[i].fig.cpu_time, m->t[i].tid, (uint32_t)i };
+    if (rc == 0)
+        etl_sort(ord, m->n, sizeof *ord, cmp_thr, m->t);
+    for (size_t i = 0; i < m->n && rc == 0; i++)
+        rc = print_thread(p, m, &m->t[ord[i].row], pr, rbuf, tbuf);
+    free(ord);
+    return rc;
+}
+
+/* ---- the rows from the spill file -------------------------------------------- */
+
+/* Process rows gathered by process key. */
+struct pset {
+    struct prow *p;
+    size_t n, cap;
+    uint32_t *tab;            /* index + 1, 0 empty */
+    size_t tcap;
+};
+
+/* Returns the process row of pk, adding it; NULL when out of memory. */
+static struct prow *pset_get(struct pset *ps, uint64_t pk)
+{
+    if ((ps->n + 1) * 2 > ps->tcap) {
+        size_t ncap = ps->tcap ? ps->tcap * 2 : 256;
+        uint32_t *t = calloc(ncap, sizeof *t);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < ps->n; i++) {
+            size_t j = key_hash(0, ps->p[i].pk) & (ncap - 1);
+            while (t[j])
+                j = (j + 1) & (ncap - 1);
+            t[j] = (uint32_t)i + 1;
+        }
+        free(ps->tab);
+        ps->tab = t;
+        ps->tcap = ncap;
+    }
+    size_t j = key_hash(0, pk) & (ps->tcap - 1);
+    for (; ps->tab[j]; j = (j + 1) & (ps->tcap - 1))
+        if (ps->p[ps->tab[j] - 1].pk == pk)
+            return &ps->p[ps->tab[j] - 1];
+    if (!etl_grow(&ps->p, &ps->cap, ps->n + 1, sizeof *ps->p, 64))
+        return NULL;
+    struct prow *q = &ps->p[ps->n];
+    memset(q, 0, sizeof *q);
+    q->pk = pk;
+    ps->tab[j] = (uint32_t)++ps->n;
+    return q;
+}
+
+static void pset_free(struct pset *ps)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        figures_free(&ps->p[i].fig);
+        free(ps->p[i].rv);
+    }
+    free(ps->p);
+    free(ps->tab);
+}
+
+/* Adds thread row t to its process row; false when out of memory. */
+static bool pset_add(struct pset *ps, const struct thr *t)
+{
+    struct prow *q = pset_get(ps, t->pk);
+    if (!q)
+        return false;
+    if (q->threads++ == 0) {
+        q->pid = t->pid;
+        q->proc = t->proc;
+    }
+    if (t->nready && (q->nready == 0 || t->rmax > q->rmax))
+        q->rmax = t->rmax;
+    q->nready += t->nready;
+    if (t->nrv) {
+        size_t room = q->caprv;
+        if (!etl_grow(&q->rv, &room, q->nrv + t->nrv, sizeof *q->rv, 16))
+            return false;
+        q->caprv = room;
+        memcpy(q->rv + q->nrv, t->rv, t->nrv * sizeof *t->rv);
+        q->nrv += t->nrv;
+    }
+    return figures_add(&q->fig, &t->fig) && !t->fig.oom;
+}
+
+/* Merges the runs and the rows in memory by thread, each thread's rows
+ * added up, into process rows and the sorter; false when out of memory (or
+ * a run cannot be read). */
+static bool gather(struct summary *m, struct pset *ps, struct etl_sorter *so)
+{
+    bool nomem = false;
+    struct live_rows lr = { m, NULL, 0, 0, NULL, 0 };
+    uint32_t *live = malloc((m->n ? m->n : 1) * sizeof *live);
+    struct etl_merge *g = NULL;
+    if (live) {
+        for (size_t i = 0; i < m->n; i++)
+            if (m->t[i].pk != FREE_PK)
+                live[lr.n++] = (uint32_t)i;
+        etl_sort(live, lr.n, sizeof *live, cmp_slot_thread, m->t);
+        lr.slots = live;
+        g = etl_merge_new(m->sp, m->runs, m->nruns, cmp_rec_thread, live_next, &lr, &nomem);
+    }
+    bool ok = g != NULL;
+    const void *rec = NULL;
+    size_t len = 0;
+    struct thr t;
+    int k = 0;
+    while (ok && (k = next_thread(m, g, &rec, &len, &t, &nomem)) > 0) {
+        size_t n = row_record(m, &t);
+        ok = (!t.pk || pset_add(ps, &t)) && n > 0 && etl_sorter_add(so, m->buf, n) && !t.fig.oom;
+        row_clear(&t);
+    }
+    etl_merge_free(g);
+    free(live);
+    free(lr.mem);
+    return ok && k == 0 && !m->spill_oom;
+}
+
+/* Prints the thread rows of the sorter in order; 0, -1 after a write
+ * error, 1 when out of memory. */
+static int print_sorted(struct etl_printer *p, struct summary *m, struct etl_sorter *so,
+                        const struct presence *pr)
+{
+    char rbuf[2048], tbuf[1024];
+    bool nomem = false;
+    const void *rec;
+    size_t len;
+    int k, rc = 0;
+    while (rc == 0 && (k = etl_sorter_next(so, &rec, &len, &nomem)) != 0) {
+        struct thr t;
+        if (k < 0 || !row_from(m, rec, len, &t))
+            return 1;
+        rc = print_thread(p, m, &t, pr, rbuf, tbuf);
+        row_clear(&t);
+    }
+    return rc;
+}
+
+/* Prints the process and thread rows when rows went to the spill file; 0,
+ * -1 after a write error, 1 when out of memory. */
+static int print_spilt(struct etl_printer *p, struct summary *m, const struct presence *pr)
+{
+    struct pset ps;
+    memset(&ps, 0, sizeof ps);
+    struct etl_sorter *so = etl_sorter_new(cmp_rec_out, SORT_MEM);
+    int rc = so && gather(m, &ps, so) ? 0 : 1;
+    char rbuf[2048];
+    if (rc == 0)
+        etl_sort(ps.p, ps.n, sizeof *ps.p, cmp_prow, NULL);
+    for (size_t i = 0; i < ps.n && rc == 0; i++)
+        rc = print_process(p, m, &ps.p[i], ps.p[i].rv, ps.p[i].nrv, pr, rbuf, sizeof rbuf);
+    if (rc == 0)
+        rc = print_sorted(p, m, so, pr);
+    pset_free(&ps);
+    etl_sorter_free(so);
+    return rc;
 }
 
 /* Prints every row; returns 0 or -1 after a write error. */
 static int print_rows(struct etl_printer *p, struct summary *m, const struct presence *pr)
 {
     const struct etl_filter *f = m->flt;
-    char rbuf[2048], tbuf[1024];
-    int64_t *scratch = malloc((m->kept ? m->kept : 1) * sizeof *scratch);
-    struct order *ord = malloc((m->n ? m->n : 1) * sizeof *ord);
-    if (!scratch || !ord) {
-        free(scratch);
-        free(ord);
+    char tbuf[1024];
+    int rc = m->spilt ? print_spilt(p, m, pr) : print_held(p, m, pr);
+    if (rc > 0) {
         etl_file_nomem(m->f);
         return 0;
     }
-    for (size_t i = 0; i < m->n; i++)
-        ord[i] = (struct order){ m->t[i].pk, m->t[i].tid, (uint32_t)i };
-    int rc = print_processes(p, m, pr, scratch, ord);
-    free(scratch);
-    if (rc > 0) {
-        free(ord);
-        return 0; /* out of memory */
-    }
-
-    /* Threads. */
-    for (size_t i = 0; i < m->n; i++)
-        ord[i] = (struct order){ (uint64_t)m->t[i].fig.cpu_time, m->t[i].tid, (uint32_t)i };
-    etl_sort(ord, m->n, sizeof *ord, cmp_thr, m->t);
-    for (size_t i = 0; i < m->n && rc == 0; i++) {
-        struct thr *t = &m->t[ord[i].row];
-        const char *img = pk_image(m, t->pk, t->pid, t->proc);
-        if (!thread_shown(f, t, img))
-            continue;
-        struct etl_value v[M_COUNT];
-        memset(v, 0, sizeof v);
-        ETL_CELL(v, M_SCOPE, s, "thread", true);
-        ETL_CELL(v, M_PID, u, t->pid, t->pid_known);
-        ETL_CELL(v, M_TID, u, t->tid, true);
-        ETL_CELL(v, M_PROCESS, s, img, img != NULL);
-        const char *tname = etl_procmap_str(m->map, t->name);
-        ETL_CELL(v, M_THREAD_NAME, s, tname, tname != NULL);
-        figure_cells(v, &t->fig, pr->ready, rbuf, sizeof rbuf);
-        if (t->nready)
-            pct_cells(v, t->rv, t->nrv, t->rmax);
-        readiers_text(t, tbuf, sizeof tbuf);
-        ETL_CELL(v, M_TOP_READIERS, s, tbuf, tbuf[0] != '\0');
-        rc = etl_print_row(p, v);
-    }
-    free(ord);
 
     /* CPUs. */
     bool cpus_shown = !f || (!f->tid.set && !f->pid.set && f->nprocess == 0);
@@ -1107,6 +1788,7 @@ static bool read_all(struct summary *m, struct etl_switch_reader *r, struct etl_
     }
     for (size_t i = 0; i < m->n; i++)
         m->oom = m->oom || m->t[i].fig.oom;
+    m->oom = m->oom || m->spill_oom;
     return !m->oom && !etl_file_is_nomem(m->f);
 }
 
@@ -1118,6 +1800,7 @@ int etl_view_summary(struct etl_printer *p, struct etl_file *f,
     m.f = f;
     m.flt = etl_filter_any(o->filter) ? o->filter : NULL;
     m.clk = etl_file_clock(f);
+    m.kept_max = READY_KEPT;
     m.cpu = calloc(ETL_MAX_CPUS, sizeof *m.cpu);
     struct etl_procmap *map = m.cpu ? etl_procmap_build(f, true) : NULL;
     struct etl_streams *s = map ? etl_streams_new(f) : NULL;
@@ -1151,6 +1834,11 @@ out:
         free(m.t[i].rd);
     }
     free(m.t);
+    free(m.freed);
+    free(m.runs);
+    free(m.buf);
+    free(m.ages);
+    etl_spill_free(m.sp);
     free(m.tab);
     free(m.cpu);
     free(m.rt.t);

@@ -96,6 +96,13 @@ for f in "$shared"/samples/real/*.etl; do
     done
 done
 check "etldump, several files" ./etldump -f xml --stats samples/*.etl
+# The summary's rows through its spill file (etldump-spill keeps 64 in
+# memory): written out, merged, added up and sorted in runs.
+build/mktrace --quiet --ready --dpc --processes --encoding=mixed --threads=300 --switches=4000 \
+    --seed=303 "$tmp/spill.etl" - 2> /dev/null
+for fmt in csv json; do
+    check "etldump-spill --summary -f $fmt" build/tests/etldump-spill --summary -f $fmt "$tmp/spill.etl"
+done
 echo "valgrind: $(( $(date +%s) - start )) s"
 echo "valgrind: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
