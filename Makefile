@@ -134,8 +134,9 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 # Decompression is bounded lower than in etldump (src/etl/reader.c), so that
 # decompression bombs do not slow the fuzzers down; the scheduling state
 # keeps 64 threads instead of 2^18 (src/decode/sched.c), so that fuzz_sched
-# reaches what happens past the bound.
-FUZZ_DEFS = -DETL_INFLATE_BASE="(4u * 1024u * 1024u)" -DSCHED_KEPT=64u
+# reaches what happens past the bound, and the summary 64 rows (SPILL_DEFS),
+# so that fuzz_file reaches its spill file.
+FUZZ_DEFS = -DETL_INFLATE_BASE="(4u * 1024u * 1024u)" -DSCHED_KEPT=64u $(SPILL_DEFS)
 FUZZ_OBJ = $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 
 build/fuzz-replay/%.o: tests/fuzz/%.c

@@ -149,7 +149,7 @@ START_TEST(runs_merge_in_order)
         ck_assert(etl_spill_mark(s, &runs[r].start));
         for (size_t i = 0; i < per; i++)
             ck_assert(etl_spill_append(s, big, make_rec(big, keys[i], (uint32_t)((size_t)r * PER + i),
-                                                        8 + next_rand() % 300)));
+                                                        8 + (size_t)(next_rand() % 300))));
         ck_assert(etl_spill_mark(s, &runs[r].end));
     }
     uint32_t mk[MEM];
@@ -192,7 +192,7 @@ static void check_sorter(size_t n, size_t mem)
     ck_assert_ptr_nonnull(so);
     for (size_t i = 0; i < n; i++)
         ck_assert(etl_sorter_add(so, big, make_rec(big, (uint32_t)(next_rand() % 1000),
-                                                   (uint32_t)i, 8 + next_rand() % 200)));
+                                                   (uint32_t)i, 8 + (size_t)(next_rand() % 200))));
     bool *seen = calloc(n ? n : 1, 1);
     ck_assert_ptr_nonnull(seen);
     const void *rec;
