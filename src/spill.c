@@ -367,6 +367,7 @@ struct sref {
 struct etl_sorter {
     etl_rec_cmp cmp;
     size_t mem_max;
+    uint64_t file_max;        /* bytes the file may hold */
     char *mem;                /* the records, back to back */
     size_t used, cap;
     struct sref *refs;
@@ -374,17 +375,18 @@ struct etl_sorter {
     struct etl_spill *sp;
     struct etl_run *runs;
     size_t nruns, capruns;
-    struct etl_merge *merge;  /* of the runs, once they are all added */
-    bool in_memory;           /* the file failed: all in memory from then on */
+    struct etl_merge *merge;  /* of the runs and the rest, once all are added */
+    bool in_memory;           /* the file failed or is full: the rest stays in memory */
     bool done;                /* every record added */
 };
 
-struct etl_sorter *etl_sorter_new(etl_rec_cmp cmp, size_t mem)
+struct etl_sorter *etl_sorter_new(etl_rec_cmp cmp, size_t mem, uint64_t file_max)
 {
     struct etl_sorter *so = calloc(1, sizeof *so);
     if (so) {
         so->cmp = cmp;
         so->mem_max = mem;
+        so->file_max = file_max;
     }
     return so;
 }
@@ -408,11 +410,16 @@ static bool keep(struct etl_sorter *so, const void *rec, size_t n)
 }
 
 /* Writes the records in memory to the file as a sorted run; false when out
- * of memory. When the file fails, they stay (in_memory). */
+ * of memory. When the file fails, or would hold more than file_max bytes,
+ * they stay (in_memory); the runs written before stay good. */
 static bool flush(struct etl_sorter *so)
 {
     bool nomem = false;
     etl_sort(so->refs, so->n, sizeof *so->refs, cmp_sref, so);
+    if (etl_sorter_file_size(so) + so->used + 4 * (uint64_t)so->n > so->file_max) {
+        so->in_memory = true;
+        return true;
+    }
     if (!so->sp && !(so->sp = etl_spill_new(&nomem))) {
         so->in_memory = true;
         return !nomem;
@@ -439,8 +446,27 @@ bool etl_sorter_add(struct etl_sorter *so, const void *rec, size_t n)
     return keep(so, rec, n);
 }
 
-/* Ends adding: the runs merged, or all sorted in memory; false when out of
- * memory or a run cannot be read (*nomem tells). */
+uint64_t etl_sorter_file_size(const struct etl_sorter *so)
+{
+    return so->sp ? etl_spill_size(so->sp) : 0;
+}
+
+/* Gives the records in memory in order (an etl_rec_source). */
+static int kept_next(void *ctx, const void **rec, size_t *n)
+{
+    struct etl_sorter *so = ctx;
+    if (so->next == so->n)
+        return 0;
+    *rec = so->mem + so->refs[so->next].off;
+    *n = so->refs[so->next].len;
+    so->next++;
+    return 1;
+}
+
+/* Ends adding: the records in memory sorted, and merged with the runs when
+ * there are some (those that stayed in memory after the file failed or
+ * filled up included); false when out of memory or a run cannot be read
+ * (*nomem tells). */
 static bool finish(struct etl_sorter *so, bool *nomem)
 {
     so->done = true;
@@ -448,30 +474,10 @@ static bool finish(struct etl_sorter *so, bool *nomem)
         *nomem = true;
         return false;
     }
-    if (so->nruns > 0 && so->in_memory) {
-        /* The file failed: its runs come back to memory, all sorted there. */
-        for (size_t i = 0; i < so->nruns; i++) {
-            struct etl_spill_reader *r = etl_spill_reader_new(so->sp, so->runs[i].start,
-                                                              so->runs[i].end);
-            const void *rec;
-            size_t len;
-            int k = r ? 0 : -1;
-            *nomem = *nomem || !r;
-            while (r && (k = etl_spill_next(r, &rec, &len, nomem)) > 0)
-                if (!keep(so, rec, len)) {
-                    *nomem = true;
-                    k = -1;
-                }
-            etl_spill_reader_free(r);
-            if (k < 0)
-                return false;
-        }
-        so->nruns = 0;
-    }
-    if (so->nruns > 0)
-        return (so->merge = etl_merge_new(so->sp, so->runs, so->nruns, so->cmp, NULL, NULL,
-                                          nomem)) != NULL;
     etl_sort(so->refs, so->n, sizeof *so->refs, cmp_sref, so);
+    if (so->nruns > 0)
+        return (so->merge = etl_merge_new(so->sp, so->runs, so->nruns, so->cmp, kept_next, so,
+                                          nomem)) != NULL;
     return true;
 }
 
@@ -481,12 +487,7 @@ int etl_sorter_next(struct etl_sorter *so, const void **rec, size_t *n, bool *no
         return -1;
     if (so->merge)
         return etl_merge_next(so->merge, rec, n, nomem);
-    if (so->next == so->n)
-        return 0;
-    *rec = so->mem + so->refs[so->next].off;
-    *n = so->refs[so->next].len;
-    so->next++;
-    return 1;
+    return kept_next(so, rec, n);
 }
 
 void etl_sorter_free(struct etl_sorter *so)

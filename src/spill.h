@@ -93,12 +93,16 @@ struct etl_sorter;
 
 /* Sorts records by cmp: mem bytes of them at a time in memory, each such
  * batch written to a file of records as a run, the runs merged at the end.
- * Without a file (or when it fails) all stay in memory. NULL when out of
- * memory. */
-struct etl_sorter *etl_sorter_new(etl_rec_cmp cmp, size_t mem);
+ * The file holds at most file_max bytes. Without a file, and from when it
+ * fails or is full, the records stay in memory and are merged with the runs
+ * written before. NULL when out of memory. */
+struct etl_sorter *etl_sorter_new(etl_rec_cmp cmp, size_t mem, uint64_t file_max);
 
 /* Adds record rec[0..n); false when out of memory. */
 bool etl_sorter_add(struct etl_sorter *so, const void *rec, size_t n);
+
+/* The bytes the sorter's file holds (0 without one). */
+uint64_t etl_sorter_file_size(const struct etl_sorter *so);
 
 /* The next record in order, once every one is added: as etl_merge_next. */
 int etl_sorter_next(struct etl_sorter *so, const void **rec, size_t *n, bool *nomem);

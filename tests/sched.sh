@@ -21,11 +21,14 @@
 #     merged by thread and sorted in runs; its summary must be etldump's,
 #     which keeps them in memory: in every format, with the filters, with
 #     more runs than it merges at once, and without a place for the file.
-# Usage: tests/sched.sh ETLDUMP [MKTRACE [ETLDUMP-SPILL]]
+#     build/tests/etldump-spillcap, whose files take no rows past twice the
+#     input's size, stops there and gives the same summary.
+# Usage: tests/sched.sh ETLDUMP [MKTRACE [ETLDUMP-SPILL [ETLDUMP-SPILLCAP]]]
 set -u
 etldump=$1
 mktrace=${2:-$(dirname "$0")/../build/mktrace}
 spill=${3:-$(dirname "$0")/../build/tests/etldump-spill}
+spillcap=${4:-$(dirname "$0")/../build/tests/etldump-spillcap}
 cmp=$(dirname "$0")/cmpcsv.awk
 export LC_ALL=C TZ=UTC
 pass=0 fail=0 skip=0
@@ -287,8 +290,8 @@ spilt() {
     fi
 }
 
-if [ ! -x "$spill" ]; then
-    echo "sched: FAIL: no $spill (make build/tests/etldump-spill)"
+if [ ! -x "$spill" ] || [ ! -x "$spillcap" ]; then
+    echo "sched: FAIL: no $spill or $spillcap (make build/tests/etldump-spill build/tests/etldump-spillcap)"
     fail=$((fail + 1))
 else
     n=0
@@ -329,9 +332,34 @@ else
                 *) ok ;;
             esac
         done
+        # The files take no rows past twice the input's size (and 1 GiB in
+        # etldump; none in etldump-spillcap): on a trace of 20000 threads
+        # whose rows are ten times its size, etldump-spill's largest file
+        # passes that, etldump-spillcap's stops within a run of rows of it,
+        # and the summary is the same.
+        if "$mktrace" --quiet --encoding=compact --threads=20000 --switches=25000 --seed=7 \
+               "$tmp/cap.etl" - 2> /dev/null; then
+            twice=$((2 * $(wc -c < "$tmp/cap.etl")))
+            for b in "$spill" "$spillcap"; do
+                rm -f "$tmp/spilldir"/*
+                TMPDIR=$tmp/spilldir strace -f -y -e trace=pwrite64 -o "$tmp/strace" "$b" \
+                    --summary -f csv "$tmp/cap.etl" > /dev/null 2>&1
+                # The largest offset + length written to one of its files.
+                most=$(grep -a "<$tmp/spilldir/etldump-" "$tmp/strace" |
+                       sed -n 's/.*, \([0-9][0-9]*\), \([0-9][0-9]*\)) = .*/\1 \2/p' |
+                       awk '$1 + $2 > m { m = $1 + $2 } END { print m + 0 }')
+                case $b in
+                    "$spill") [ "$most" -gt $((twice + 65536)) ] ;;
+                    *) [ "$most" -gt "$twice" ] && [ "$most" -le $((twice + 65536)) ] ;;
+                esac && ok || bad "spill file: $b: largest file $most bytes, input twice $twice"
+            done
+            spill=$spillcap spilt "files full" "$tmp/cap.etl" -f csv
+        else
+            bad "spill file: mktrace of 20000 threads"
+        fi
     else
         skip=$((skip + 1))
-        echo "sched: skipped the check that the rows go through a file: no strace"
+        echo "sched: skipped the checks that the rows go through a file and its bound: no strace"
     fi
 fi
 

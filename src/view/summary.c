@@ -124,10 +124,14 @@ const struct etl_table etl_table_routines = { "routine", routine_cols, R_COUNT, 
 #define SUMMARY_RUNS_MAX 128
 #endif
 #define RUNS_MAX SUMMARY_RUNS_MAX
-/* The spill file takes no more rows past twice the input's size and
- * SPILL_SLACK: a hostile trace of endless new threads must not fill the
- * disk (the rows then stay in memory). */
-#define SPILL_SLACK (1ull << 30)
+/* The spill file, and the file that sorts the rows for the output, take
+ * no more rows past twice the input's size and SPILL_SLACK each: a hostile
+ * trace of endless new threads must not fill the disk (the rows then stay
+ * in memory). The tests' copy has a small one. */
+#ifndef SUMMARY_SPILL_SLACK
+#define SUMMARY_SPILL_SLACK (1ull << 30)
+#endif
+#define SPILL_SLACK SUMMARY_SPILL_SLACK
 /* Bytes of thread rows sorted at a time for the output. */
 #ifndef SUMMARY_SORT_MEM
 #define SUMMARY_SORT_MEM (8u << 20)
@@ -251,7 +255,6 @@ struct summary {
     size_t capbuf;
     uint32_t *ages;           /* spill_half's */
     size_t capages;
-    bool spilt;               /* rows went to the spill file */
     bool no_spill;            /* the spill file cannot be made or written */
     bool spill_oom;           /* a row in the file could not count something */
     struct cpu *cpu;          /* ETL_MAX_CPUS */
@@ -298,6 +301,14 @@ static void tab_put(uint64_t *t, size_t ncap, uint32_t tid, uint64_t pk, uint64_
     t[j] = e;
 }
 
+/* Puts every row in memory into the empty slot table t of ncap entries. */
+static void tab_fill(const struct summary *m, uint64_t *t, size_t ncap)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->t[i].pk != FREE_PK)
+            tab_put(t, ncap, m->t[i].tid, m->t[i].pk, tab_entry(m->t[i].tid, i));
+}
+
 /* Grows the slot table; false when out of memory. */
 static bool rehash(struct summary *m)
 {
@@ -305,9 +316,7 @@ static bool rehash(struct summary *m)
     uint64_t *t = calloc(ncap, sizeof *t);
     if (!t)
         return false;
-    for (size_t i = 0; i < m->n; i++)
-        if (m->t[i].pk != FREE_PK)
-            tab_put(t, ncap, m->t[i].tid, m->t[i].pk, tab_entry(m->t[i].tid, i));
+    tab_fill(m, t, ncap);
     free(m->tab);
     m->tab = t;
     m->tcap = ncap;
@@ -1229,6 +1238,12 @@ static bool compact(struct summary *m)
     return true;
 }
 
+/* The bytes past which a temporary file takes no more rows. */
+static uint64_t spill_max(const struct summary *m)
+{
+    return 2 * etl_file_size(m->f) + SPILL_SLACK;
+}
+
 /* Writes the half of the rows in memory not seen for longest to the spill
  * file as a run, but for the threads running on a CPU; false when out of
  * memory. Without a file, or when it fails, the rows stay (no_spill). */
@@ -1254,7 +1269,7 @@ static bool spill_half(struct summary *m)
             m->ages[k++] = m->tick - m->t[i].used;
     if (k == 0)
         return true;
-    if (etl_spill_size(m->sp) > 2 * etl_file_size(m->f) + SPILL_SLACK) {
+    if (etl_spill_size(m->sp) > spill_max(m)) {
         m->no_spill = true;
         return true;
     }
@@ -1280,11 +1295,8 @@ static bool spill_half(struct summary *m)
         row_clear(t);
         m->freed[m->nfree++] = m->ages[i];
     }
-    m->spilt = true;
     memset(m->tab, 0, m->tcap * sizeof *m->tab);
-    for (size_t i = 0; i < m->n; i++)
-        if (m->t[i].pk != FREE_PK)
-            tab_put(m->tab, m->tcap, m->t[i].tid, m->t[i].pk, tab_entry(m->t[i].tid, i));
+    tab_fill(m, m->tab, m->tcap);
     m->tabs++;
     return m->nruns < RUNS_MAX || compact(m);
 }
@@ -1681,7 +1693,7 @@ static int print_spilt(struct etl_printer *p, struct summary *m, const struct pr
 {
     struct pset ps;
     memset(&ps, 0, sizeof ps);
-    struct etl_sorter *so = etl_sorter_new(cmp_rec_out, SORT_MEM);
+    struct etl_sorter *so = etl_sorter_new(cmp_rec_out, SORT_MEM, spill_max(m));
     int rc = so && gather(m, &ps, so) ? 0 : 1;
     char rbuf[2048];
     if (rc == 0)
@@ -1700,7 +1712,7 @@ static int print_rows(struct etl_printer *p, struct summary *m, const struct pre
 {
     const struct etl_filter *f = m->flt;
     char tbuf[1024];
-    int rc = m->spilt ? print_spilt(p, m, pr) : print_held(p, m, pr);
+    int rc = m->nruns > 0 ? print_spilt(p, m, pr) : print_held(p, m, pr);
     if (rc > 0) {
         etl_file_nomem(m->f);
         return 0;

@@ -1,14 +1,16 @@
 /*
  * Unit tests for temporary files of records (src/spill.c): records of every
  * size read back as written, runs merged in order (with a source in
- * memory after them), and the sorter, in memory, in runs on a file, and
- * without a place for its file.
+ * memory after them), and the sorter, in memory, in runs on a file,
+ * without a place for its file, with a file that fills up or fails.
  */
 #include <check.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "spill.h"
 
@@ -184,15 +186,28 @@ START_TEST(runs_merge_in_order)
 }
 END_TEST
 
-/* Sorts n records of random keys in mem bytes; checks the order and that
- * each comes out once. */
-static void check_sorter(size_t n, size_t mem)
+/* A sorter of records of random keys in mem bytes, its file taking at most
+ * file_max, given records 0..n-1; NULL when one could not be added. (No
+ * assertion until it is filled: Check's own file of results must not meet
+ * the file size limit of sorter_file_fails_midway.) */
+static struct etl_sorter *fill_sorter(size_t n, size_t mem, uint64_t file_max)
 {
-    struct etl_sorter *so = etl_sorter_new(cmp_rec, mem);
+    struct etl_sorter *so = etl_sorter_new(cmp_rec, mem, file_max);
+    bool ok = so != NULL;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = etl_sorter_add(so, big, make_rec(big, (uint32_t)(next_rand() % 1000), (uint32_t)i,
+                                              8 + (size_t)(next_rand() % 200)));
+    if (!ok) {
+        etl_sorter_free(so);
+        return NULL;
+    }
+    return so;
+}
+
+/* Checks that so gives its n records in order, each once, and frees it. */
+static void check_sorted(struct etl_sorter *so, size_t n)
+{
     ck_assert_ptr_nonnull(so);
-    for (size_t i = 0; i < n; i++)
-        ck_assert(etl_sorter_add(so, big, make_rec(big, (uint32_t)(next_rand() % 1000),
-                                                   (uint32_t)i, 8 + (size_t)(next_rand() % 200))));
     bool *seen = calloc(n ? n : 1, 1);
     ck_assert_ptr_nonnull(seen);
     const void *rec;
@@ -217,13 +232,59 @@ static void check_sorter(size_t n, size_t mem)
     etl_sorter_free(so);
 }
 
+/* Sorts n records in mem bytes, the file taking at most file_max, and
+ * checks them; returns the bytes that went to the file. */
+static uint64_t check_sorter(size_t n, size_t mem, uint64_t file_max)
+{
+    struct etl_sorter *so = fill_sorter(n, mem, file_max);
+    ck_assert_ptr_nonnull(so);
+    uint64_t on_file = etl_sorter_file_size(so);
+    check_sorted(so, n);
+    return on_file;
+}
+
 START_TEST(sorter_in_memory_and_runs)
 {
-    check_sorter(0, 1000);
-    check_sorter(1, 1000);
-    check_sorter(500, 1u << 20); /* all in memory */
-    check_sorter(3000, 4096);    /* about 140 runs */
-    check_sorter(600, 1);        /* a run a record */
+    ck_assert_uint_eq(check_sorter(0, 1000, UINT64_MAX), 0);
+    ck_assert_uint_eq(check_sorter(1, 1000, UINT64_MAX), 0);
+    ck_assert_uint_eq(check_sorter(500, 1u << 20, UINT64_MAX), 0); /* all in memory */
+    /* About 140 runs, about 330 KB: all of it. */
+    ck_assert_uint_gt(check_sorter(3000, 4096, UINT64_MAX), 300000);
+    ck_assert_uint_gt(check_sorter(600, 1, UINT64_MAX), 60000); /* a run a record */
+}
+END_TEST
+
+/* A file that may hold 40000 bytes takes the runs that fit, and the rest
+ * stays in memory, merged with them. */
+START_TEST(sorter_file_full)
+{
+    uint64_t on_file = check_sorter(3000, 4096, 40000);
+    ck_assert_uint_gt(on_file, 30000);
+    ck_assert_uint_le(on_file, 40000);
+    ck_assert_uint_eq(check_sorter(3000, 4096, 0), 0);
+}
+END_TEST
+
+/* A file that fails part of the way (files limited to 16 KiB, as on a full
+ * disk): the runs written before it stay good, merged with the rest in
+ * memory. */
+START_TEST(sorter_file_fails_midway)
+{
+    struct rlimit old, lim;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    lim = old;
+    lim.rlim_cur = 16384;
+    int set = setrlimit(RLIMIT_FSIZE, &lim);
+    struct etl_sorter *so = fill_sorter(3000, 4096, UINT64_MAX);
+    uint64_t on_file = so ? etl_sorter_file_size(so) : 0;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, was);
+    ck_assert_int_eq(set, 0);
+    /* Some runs, then a write that failed: about 330 KB would have gone. */
+    ck_assert_uint_gt(on_file, 0);
+    ck_assert_uint_le(on_file, 16384 + 4096 + 4 * 4096);
+    check_sorted(so, 3000);
 }
 END_TEST
 
@@ -237,7 +298,7 @@ START_TEST(sorter_without_a_file)
     ck_assert(!nomem);
     ck_assert_ptr_null(etl_spill_new(&nomem));
     ck_assert(!nomem);
-    check_sorter(3000, 4096); /* every record stays in memory */
+    ck_assert_uint_eq(check_sorter(3000, 4096, UINT64_MAX), 0); /* all in memory */
     if (keep)
         setenv("TMPDIR", keep, 1);
     else
@@ -254,6 +315,8 @@ int main(void)
     tcase_add_test(tc, runs_merge_in_order);
     tcase_add_test(tc, sorter_in_memory_and_runs);
     tcase_add_test(tc, sorter_without_a_file);
+    tcase_add_test(tc, sorter_file_full);
+    tcase_add_test(tc, sorter_file_fails_midway);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
