@@ -171,6 +171,7 @@ enum etl_result {
     ETL_RESULT_UNREADABLE,   /* the input cannot be read or is not ETL */
     ETL_RESULT_WRITE,        /* the output could not be written */
     ETL_RESULT_NOMEM,        /* memory ran out */
+    ETL_RESULT_TEMP_LOST,    /* a temporary file could not be read back */
 };
 
 /* Dumps one input with the view o->view through p: the printer's file

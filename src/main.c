@@ -34,7 +34,7 @@ enum {
     EXIT_USAGE = 2,      /* bad command line */
     EXIT_INPUT = 3,      /* an input could not be read or is not ETL */
     EXIT_WRITE = 4,      /* output could not be written */
-    EXIT_NOMEM = 5,      /* out of memory */
+    EXIT_NOMEM = 5,      /* out of memory, or a temporary file lost */
 };
 
 /* Messages about one file beyond this many are only counted. */
@@ -352,7 +352,7 @@ static void usage(FILE *to)
         "\n"
         "Exit status: 0 clean, 1 damaged data skipped, 2 usage error,\n"
         "3 an input could not be read or is not ETL, 4 write error,\n"
-        "5 out of memory.\n",
+        "5 out of memory or a temporary file lost.\n",
         progname);
 }
 
@@ -447,7 +447,7 @@ static int dump_file(const char *arg, struct etl_printer *p, const struct etl_vi
     static const int status[] = {
         [ETL_RESULT_CLEAN] = EXIT_CLEAN, [ETL_RESULT_DAMAGED] = EXIT_DAMAGED,
         [ETL_RESULT_UNREADABLE] = EXIT_INPUT, [ETL_RESULT_WRITE] = EXIT_WRITE,
-        [ETL_RESULT_NOMEM] = EXIT_NOMEM,
+        [ETL_RESULT_NOMEM] = EXIT_NOMEM, [ETL_RESULT_TEMP_LOST] = EXIT_NOMEM,
     };
     bool std = strcmp(arg, "-") == 0;
     struct etl_input in = { std ? stdin_name : arg, std ? NULL : arg,
@@ -461,6 +461,9 @@ static int dump_file(const char *arg, struct etl_printer *p, const struct etl_vi
                 msg.shown - MAX_MESSAGES);
     if (r == ETL_RESULT_NOMEM)
         fprintf(stderr, "%s: %s: out of memory\n", progname, in.name);
+    else if (r == ETL_RESULT_TEMP_LOST)
+        fprintf(stderr, "%s: %s: a temporary file could not be read back\n", progname,
+                in.name);
     return status[r];
 }
 

@@ -185,7 +185,9 @@ enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts 
         clock_warning(f);
     }
     enum etl_result res = ETL_RESULT_CLEAN;
-    if (etl_file_is_nomem(f))
+    if (etl_file_is_temp_lost(f))
+        res = ETL_RESULT_TEMP_LOST;
+    else if (etl_file_is_nomem(f))
         res = ETL_RESULT_NOMEM;
     else if (rc != 0)
         res = write_failed(p);

@@ -13,6 +13,10 @@
 #     runs unless ETLDUMP_OOM_EVERY=1, see oom_runs): every failing run must
 #     exit with status 5 (out of memory), leave no block allocated and not
 #     crash.
+#  3. Temporary files that cannot be read back (the same library fails the
+#     Nth read of an unlinked file and every later one): the summary's rows
+#     end the run with status 5 and their own message, the copy of standard
+#     input as an input that cannot be read; nothing leaks.
 # Usage: tests/memory.sh ETLDUMP [SHARED]
 set -u
 etldump=$1
@@ -194,6 +198,54 @@ else
     etldump=build/tests/etldump-spill
     oom_runs --summary -f csv "$tmp/sp.etl"
     etldump=$e0
+    # Those temporary files failing to be read back, as on a failing disk:
+    # the Nth read of an unlinked file and every later one fail, for every
+    # N a run makes. The run ends with status 5 and its own message (not
+    # "out of memory"), and frees what it holds. The copy of standard input
+    # is such a file too: reading it fails as an input that cannot be read
+    # (status 3 before the first buffer, else a problem at an offset).
+    tempread_runs() { # WANT_RC WANT_MESSAGE PIPED ETLDUMP ARGS... (PIPED: a file on stdin, or "")
+        want_rc=$1 want_msg=$2 in=$3; shift 3
+        tempread_run 0 "$@"
+        reads=$(sed -n 's/.* tempreads=\([0-9]*\) .*/\1/p' "$tmp/report" 2>/dev/null)
+        if [ "$rc" -ne 0 ] || [ "${reads:-0}" -eq 0 ]; then
+            bad "temporary files: the run without a failure exits $rc after ${reads:-no} reads: $*"
+            return
+        fi
+        n=1
+        while [ "$n" -le "$reads" ]; do
+            tempread_run "$n" "$@"
+            r=
+            IFS= read -r r < "$tmp/report"
+            case "$rc:$r" in
+                $want_rc:*" live=0 failed=1")
+                    if grep -q "$want_msg" "$tmp/err" && ! grep -q "out of memory" "$tmp/err"; then
+                        ok
+                    else
+                        bad "temporary file read $n of $reads failed: $(head -c 200 "$tmp/err"): $*"
+                    fi ;;
+                *) bad "temporary file read $n of $reads failed: exit $rc, $r: $*" ;;
+            esac
+            n=$((n + 1))
+        done
+    }
+    tempread_run() { # N ETLDUMP ARGS...: sets rc
+        at=$1; shift
+        : > "$tmp/report"
+        if [ -n "$in" ]; then
+            cat "$in" | FAILALLOC_AT=0 FAILALLOC_TEMPREAD_AT=$at FAILALLOC_REPORT=$tmp/report \
+                LD_PRELOAD=$shim "$@" > /dev/null 2> "$tmp/err"
+            rc=$?
+        else
+            FAILALLOC_AT=0 FAILALLOC_TEMPREAD_AT=$at FAILALLOC_REPORT=$tmp/report \
+                LD_PRELOAD=$shim "$@" > /dev/null 2> "$tmp/err"
+            rc=$?
+        fi
+    }
+    tempread_runs 5 ": a temporary file could not be read back$" "" \
+        build/tests/etldump-spill --summary -f csv "$tmp/sp.etl"
+    tempread_runs '[13]' "(standard input): .*Input/output error" "$tmp/sp.etl" \
+        "$etldump" --summary -f csv -
     rm -f "$tmp/sp.etl"
     # Rows formatted on worker threads: the Nth allocation falls on any of
     # them, or on starting one. (Not XML: libxml2 loses blocks of its own

@@ -208,8 +208,13 @@ void etl_file_swap_diag(struct etl_file *f, const struct etl_diag *d, struct etl
 
 /* Marks that memory ran out: the run ends with its own outcome. */
 void etl_file_nomem(struct etl_file *f);
-/* Returns true once memory has run out. */
+/* Returns true once memory has run out (or a temporary file was lost). */
 bool etl_file_is_nomem(const struct etl_file *f);
+/* Marks that a temporary file written for f could not be read back: the
+ * run ends as when memory runs out, with its own message. */
+void etl_file_temp_lost(struct etl_file *f);
+/* Returns true once a temporary file could not be read back. */
+bool etl_file_is_temp_lost(const struct etl_file *f);
 
 /* Reports a problem at a file offset (formats like printf). */
 void etl_report(struct etl_file *f, uint64_t offset, const char *fmt, ...)

@@ -68,6 +68,7 @@ struct etl_file {
     struct etl_diag diag;
     struct etl_scope *scope;  /* the innermost open scope */
     bool nomem;
+    bool temp_lost;           /* a temporary file could not be read back (nomem too) */
     unsigned threads;         /* a walk in file order may use (etl_file_set_threads) */
     struct etl_ahead *ahead;  /* during such a walk: buffers decompressed ahead */
 };

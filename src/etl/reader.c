@@ -202,6 +202,17 @@ bool etl_file_is_nomem(const struct etl_file *f)
     return f->nomem;
 }
 
+void etl_file_temp_lost(struct etl_file *f)
+{
+    f->nomem = true;
+    f->temp_lost = true;
+}
+
+bool etl_file_is_temp_lost(const struct etl_file *f)
+{
+    return f->temp_lost;
+}
+
 /* ---- reading ----------------------------------------------------------------- */
 
 /* Reads up to n bytes at off into buf, fewer only where the file ends or
@@ -246,23 +257,26 @@ void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buff
         b->cpu = h[BH_CLIENT_CONTEXT];
 }
 
-/* Reads the header buffer's first record into f->hdr; false if it is not an
- * ETL logfile header (or memory ran out: f->nomem). */
-static bool read_logfile_header(struct etl_file *f)
+/* Reads the header buffer's first record into f->hdr: ETL_OPEN_OK,
+ * ETL_OPEN_NOT_ETL when it is not an ETL logfile header, ETL_OPEN_IO when
+ * it cannot be read (errno set), ETL_OPEN_NOMEM (f->nomem set). */
+static enum etl_open_status read_logfile_header(struct etl_file *f)
 {
     uint8_t h[ETL_BUF_HEADER_SIZE];
-    if (f->file_size < ETL_BUF_HEADER_SIZE || !read_at(f, h, sizeof h, 0))
-        return false;
+    if (f->file_size < ETL_BUF_HEADER_SIZE)
+        return ETL_OPEN_NOT_ETL;
+    if (!read_at(f, h, sizeof h, 0)) /* the bytes are there: a read error */
+        return ETL_OPEN_IO;
     struct etl_buffer b;
     etl_decode_buffer_header(h, 0, &b);
     if (b.flags & ETL_BUF_FLAG_COMPRESSED)
-        return false;
+        return ETL_OPEN_NOT_ETL;
     /* A file cut inside its header buffer still has its logfile header. */
     size_t n = b.size;
     if (n > f->file_size)
         n = (size_t)f->file_size;
     if (n < ETL_BUF_HEADER_SIZE + 0x20 || n > ETL_MAX_BUFFER_SIZE)
-        return false;
+        return ETL_OPEN_NOT_ETL;
     /* The logfile header is the buffer's first record, whose size is a u16
      * (§3.3, §4.1): a 16 MiB buffer is not read whole for it. */
     if (n > ETL_BUF_HEADER_SIZE + 0xFFFFu)
@@ -270,23 +284,25 @@ static bool read_logfile_header(struct etl_file *f)
     uint8_t *mem = malloc(n);
     if (!mem) {
         f->nomem = true;
-        return false;
+        return ETL_OPEN_NOMEM;
     }
-    bool ok = false;
+    enum etl_open_status st = ETL_OPEN_IO;
     if (read_at(f, mem, n, 0)) {
         struct etl_event ev;
         size_t next;
         const char *why;
-        if (etl_parse_event(mem, n, ETL_BUF_HEADER_SIZE, &ev, &next, &why) ==
-                ETL_PARSE_OK &&
-            etl_parse_logfile(&ev, &f->hdr))
-            ok = true;
-        if (ok && f->hdr.name_damage_at)
+        st = etl_parse_event(mem, n, ETL_BUF_HEADER_SIZE, &ev, &next, &why) == ETL_PARSE_OK &&
+                     etl_parse_logfile(&ev, &f->hdr)
+                 ? ETL_OPEN_OK
+                 : ETL_OPEN_NOT_ETL;
+        if (st == ETL_OPEN_OK && f->hdr.name_damage_at)
             etl_report_event(f, &ev, f->hdr.name_damage_at,
                              "logfile header: name without its terminator");
     }
+    int e = errno;
     free(mem);
-    return ok;
+    errno = e;
+    return st;
 }
 
 /* Appends buffer b to the index; false when out of memory. */
@@ -460,9 +476,11 @@ static bool index_may_wait(const struct etl_file *f)
  * that may wait. */
 static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st)
 {
-    if (!read_logfile_header(f)) {
-        *st = f->nomem ? ETL_OPEN_NOMEM : ETL_OPEN_NOT_ETL;
+    *st = read_logfile_header(f);
+    if (*st != ETL_OPEN_OK) {
+        int e = errno;
         release(f);
+        errno = e;
         return NULL;
     }
     etl_clock_from_header(&f->clock, &f->hdr);

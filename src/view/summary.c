@@ -1634,10 +1634,13 @@ static bool pset_add(struct pset *ps, const struct thr *t)
     return figures_add(&q->fig, &t->fig) && !t->fig.oom;
 }
 
+/* How printing the rows of the spill file can fail. */
+enum { PRINT_NOMEM = 1, PRINT_LOST = 2 };
+
 /* Merges the runs and the rows in memory by thread, each thread's rows
- * added up, into process rows and the sorter; false when out of memory (or
- * a run cannot be read). */
-static bool gather(struct summary *m, struct pset *ps, struct etl_sorter *so)
+ * added up, into process rows and the sorter; 0, PRINT_NOMEM or PRINT_LOST
+ * (a run cannot be read). */
+static int gather(struct summary *m, struct pset *ps, struct etl_sorter *so)
 {
     bool nomem = false;
     struct live_rows lr = { m, NULL, 0, 0, NULL, 0 };
@@ -1661,14 +1664,17 @@ static bool gather(struct summary *m, struct pset *ps, struct etl_sorter *so)
         ok = (!t.pk || pset_add(ps, &t)) && n > 0 && etl_sorter_add(so, m->buf, n) && !t.fig.oom;
         row_clear(&t);
     }
+    bool lost = !nomem && ((live && !g) || k < 0);
     etl_merge_free(g);
     free(live);
     free(lr.mem);
-    return ok && k == 0 && !m->spill_oom;
+    if (ok && k == 0 && !m->spill_oom)
+        return 0;
+    return lost ? PRINT_LOST : PRINT_NOMEM;
 }
 
 /* Prints the thread rows of the sorter in order; 0, -1 after a write
- * error, 1 when out of memory. */
+ * error, PRINT_NOMEM or PRINT_LOST. */
 static int print_sorted(struct etl_printer *p, struct summary *m, struct etl_sorter *so,
                         const struct presence *pr)
 {
@@ -1679,8 +1685,10 @@ static int print_sorted(struct etl_printer *p, struct summary *m, struct etl_sor
     int k, rc = 0;
     while (rc == 0 && (k = etl_sorter_next(so, &rec, &len, &nomem)) != 0) {
         struct thr t;
-        if (k < 0 || !row_from(m, rec, len, &t))
-            return 1;
+        if (k < 0)
+            return nomem ? PRINT_NOMEM : PRINT_LOST;
+        if (!row_from(m, rec, len, &t))
+            return PRINT_NOMEM;
         rc = print_thread(p, m, &t, pr, rbuf, tbuf);
         row_clear(&t);
     }
@@ -1688,13 +1696,13 @@ static int print_sorted(struct etl_printer *p, struct summary *m, struct etl_sor
 }
 
 /* Prints the process and thread rows when rows went to the spill file; 0,
- * -1 after a write error, 1 when out of memory. */
+ * -1 after a write error, PRINT_NOMEM or PRINT_LOST. */
 static int print_spilt(struct etl_printer *p, struct summary *m, const struct presence *pr)
 {
     struct pset ps;
     memset(&ps, 0, sizeof ps);
     struct etl_sorter *so = etl_sorter_new(cmp_rec_out, SORT_MEM, spill_max(m));
-    int rc = so && gather(m, &ps, so) ? 0 : 1;
+    int rc = so ? gather(m, &ps, so) : PRINT_NOMEM;
     char rbuf[2048];
     if (rc == 0)
         etl_sort(ps.p, ps.n, sizeof *ps.p, cmp_prow, NULL);
@@ -1713,6 +1721,8 @@ static int print_rows(struct etl_printer *p, struct summary *m, const struct pre
     const struct etl_filter *f = m->flt;
     char tbuf[1024];
     int rc = m->nruns > 0 ? print_spilt(p, m, pr) : print_held(p, m, pr);
+    if (rc == PRINT_LOST)
+        etl_file_temp_lost(m->f);
     if (rc > 0) {
         etl_file_nomem(m->f);
         return 0;

@@ -3,8 +3,12 @@
  * of a program fail, and reports the blocks still allocated at exit.
  *
  *   FAILALLOC_AT=N     fail allocation number N (1-based); 0: none fails
- *   FAILALLOC_REPORT=F write "allocations=A live=L failed=0|1" to file F
- *                      at exit
+ *   FAILALLOC_TEMPREAD_AT=N
+ *                      fail (EIO) the Nth and every later pread of a file
+ *                      that has no name left (an unlinked temporary file),
+ *                      as a failing disk would; 0: none fails
+ *   FAILALLOC_REPORT=F write "allocations=A tempreads=R live=L failed=0|1"
+ *                      to file F at exit (failed: one of the two failed)
  *
  * Counting starts at the program's first getopt_long call (main's first
  * step), so the dynamic loader's and the C library's own start-up
@@ -18,6 +22,9 @@
  * exit clean-up, after this library's report.
  */
 #define _GNU_SOURCE
+/* pread and pread64 are both defined below: neither may stand for the
+ * other. */
+#undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -41,6 +50,9 @@ static _Thread_local bool creating; /* inside pthread_create */
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
                                   void *);
 static unsigned long count, fail_at;
+static unsigned long tempreads, tempread_at;
+static ssize_t (*real_pread)(int, void *, size_t, off_t);
+static ssize_t (*real_pread64)(int, void *, size_t, off64_t);
 
 /* Live blocks allocated since the start: open addressing, deletion by
  * tombstones. */
@@ -112,6 +124,8 @@ static void resolve(void)
     real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
     const char *s = getenv("FAILALLOC_AT");
     fail_at = s ? strtoul(s, NULL, 10) : 0;
+    s = getenv("FAILALLOC_TEMPREAD_AT");
+    tempread_at = s ? strtoul(s, NULL, 10) : 0;
     busy = false;
 }
 
@@ -208,6 +222,52 @@ int getopt_long(int argc, char *const argv[], const char *opts, const struct opt
     return real_getopt_long(argc, argv, opts, lo, li);
 }
 
+/* Counts a pread of fd; true if this one must fail: the Nth or a later
+ * one of a file whose name is gone. */
+static bool read_must_fail(int fd)
+{
+    if (!started)
+        return false;
+    char link[64], target[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n < 0)
+        return false;
+    target[n] = '\0';
+    static const char deleted[] = " (deleted)";
+    size_t k = sizeof deleted - 1;
+    if ((size_t)n < k || strcmp(target + n - k, deleted) != 0)
+        return false;
+    pthread_mutex_lock(&lock);
+    tempreads++;
+    bool fail = tempread_at && tempreads >= tempread_at;
+    failed = failed || fail;
+    pthread_mutex_unlock(&lock);
+    return fail;
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    if (!real_pread)
+        real_pread = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
+    if (read_must_fail(fd)) {
+        errno = EIO;
+        return -1;
+    }
+    return real_pread(fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+    if (!real_pread64)
+        real_pread64 = (ssize_t (*)(int, void *, size_t, off64_t))dlsym(RTLD_NEXT, "pread64");
+    if (read_must_fail(fd)) {
+        errno = EIO;
+        return -1;
+    }
+    return real_pread64(fd, buf, n, off);
+}
+
 int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
 {
     if (!real_pthread_create)
@@ -226,12 +286,12 @@ __attribute__((destructor)) static void report(void)
     if (!path)
         return;
     pthread_mutex_lock(&lock);
-    unsigned long n = count, l = nlive;
+    unsigned long n = count, l = nlive, r = tempreads;
     started = false;
     pthread_mutex_unlock(&lock); /* the program is done: nothing more is counted */
     FILE *f = fopen(path, "w");
     if (!f)
         return;
-    fprintf(f, "allocations=%lu live=%lu failed=%d\n", n, l, failed ? 1 : 0);
+    fprintf(f, "allocations=%lu tempreads=%lu live=%lu failed=%d\n", n, r, l, failed ? 1 : 0);
     fclose(f);
 }
