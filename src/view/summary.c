@@ -51,6 +51,7 @@
 #include "fmt.h"
 #include "sort.h"
 #include "grow.h"
+#include "keyidx.h"
 #include "spill.h"
 #include "decode/swreader.h"
 #include "decode/names.h"
@@ -1565,38 +1566,24 @@ static int print_held(struct etl_printer *p, struct summary *m, const struct pre
 struct pset {
     struct prow *p;
     size_t n, cap;
-    uint32_t *tab;            /* index + 1, 0 empty */
-    size_t tcap;
+    struct etl_keyidx idx;    /* p by process key */
 };
 
 /* Returns the process row of pk, adding it; NULL when out of memory. */
 static struct prow *pset_get(struct pset *ps, uint64_t pk)
 {
-    if ((ps->n + 1) * 2 > ps->tcap) {
-        size_t ncap = ps->tcap ? ps->tcap * 2 : 256;
-        uint32_t *t = calloc(ncap, sizeof *t);
-        if (!t)
-            return NULL;
-        for (size_t i = 0; i < ps->n; i++) {
-            size_t j = key_hash(0, ps->p[i].pk) & (ncap - 1);
-            while (t[j])
-                j = (j + 1) & (ncap - 1);
-            t[j] = (uint32_t)i + 1;
-        }
-        free(ps->tab);
-        ps->tab = t;
-        ps->tcap = ncap;
-    }
-    size_t j = key_hash(0, pk) & (ps->tcap - 1);
-    for (; ps->tab[j]; j = (j + 1) & (ps->tcap - 1))
-        if (ps->p[ps->tab[j] - 1].pk == pk)
-            return &ps->p[ps->tab[j] - 1];
+    bool added;
     if (!etl_grow(&ps->p, &ps->cap, ps->n + 1, sizeof *ps->p, 64))
         return NULL;
-    struct prow *q = &ps->p[ps->n];
-    memset(q, 0, sizeof *q);
-    q->pk = pk;
-    ps->tab[j] = (uint32_t)++ps->n;
+    uint32_t i = etl_keyidx_get(&ps->idx, pk, (uint32_t)ps->n, &added);
+    if (i == UINT32_MAX)
+        return NULL;
+    struct prow *q = &ps->p[i];
+    if (added) {
+        memset(q, 0, sizeof *q);
+        q->pk = pk;
+        ps->n++;
+    }
     return q;
 }
 
@@ -1607,7 +1594,7 @@ static void pset_free(struct pset *ps)
         free(ps->p[i].rv);
     }
     free(ps->p);
-    free(ps->tab);
+    etl_keyidx_free(&ps->idx);
 }
 
 /* Adds thread row t to its process row; false when out of memory. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "keyidx.h"
 #include "sort.h"
 #include "view/view.h"
 
@@ -70,8 +71,7 @@ struct etl_runs {
     size_t nseen;
     struct etl_run_proc *p;
     size_t n, cap;
-    uint32_t *tab;            /* index + 1, 0 empty */
-    size_t tcap;
+    struct etl_keyidx idx;    /* p by key */
 };
 
 struct etl_runs *etl_runs_new(const struct etl_procmap *map, const struct etl_clock *clk,
@@ -103,7 +103,7 @@ void etl_runs_free(struct etl_runs *r)
     free(r->cpu);
     free(r->seen);
     free(r->p);
-    free(r->tab);
+    etl_keyidx_free(&r->idx);
     free(r);
 }
 
@@ -118,31 +118,6 @@ static uint64_t run_key(const struct etl_who *w)
     return 0;
 }
 
-static size_t key_hash(uint64_t k)
-{
-    uint64_t h = k * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h ^ (h >> 31));
-}
-
-/* Grows the key table; false when out of memory. */
-static bool runs_rehash(struct etl_runs *r)
-{
-    size_t ncap = r->tcap ? r->tcap * 2 : 256;
-    uint32_t *t = calloc(ncap, sizeof *t);
-    if (!t)
-        return false;
-    for (size_t i = 0; i < r->n; i++) {
-        size_t j = key_hash(r->p[i].key) & (ncap - 1);
-        while (t[j])
-            j = (j + 1) & (ncap - 1);
-        t[j] = (uint32_t)i + 1;
-    }
-    free(r->tab);
-    r->tab = t;
-    r->tcap = ncap;
-    return true;
-}
-
 /* Returns the process index of thread tid at raw time ts, adding the
  * process when new; UINT32_MAX when out of memory. */
 static uint32_t runs_proc(struct etl_runs *r, uint32_t tid, int64_t ts)
@@ -150,16 +125,12 @@ static uint32_t runs_proc(struct etl_runs *r, uint32_t tid, int64_t ts)
     struct etl_who w;
     etl_procmap_who(r->map, tid, ts, &w);
     uint64_t key = run_key(&w);
-    if ((r->n + 1) * 2 > r->tcap && !runs_rehash(r))
-        return UINT32_MAX;
-    size_t j = key_hash(key) & (r->tcap - 1);
-    while (r->tab[j]) {
-        if (r->p[r->tab[j] - 1].key == key)
-            return r->tab[j] - 1;
-        j = (j + 1) & (r->tcap - 1);
-    }
+    bool added;
     if (!etl_grow(&r->p, &r->cap, r->n + 1, sizeof *r->p, 64))
         return UINT32_MAX;
+    uint32_t i = etl_keyidx_get(&r->idx, key, (uint32_t)r->n, &added);
+    if (!added)
+        return i;
     struct etl_run_proc *p = &r->p[r->n];
     memset(p, 0, sizeof *p);
     p->key = key;
@@ -172,7 +143,6 @@ static uint32_t runs_proc(struct etl_runs *r, uint32_t tid, int64_t ts)
     const struct etl_filter *f = r->flt;
     p->shown = !f || ((!f->pid.set || (p->pid_known && etl_id_list_has(&f->pid, p->pid))) &&
                       etl_filter_process(f, p->image));
-    r->tab[j] = (uint32_t)r->n + 1;
     return (uint32_t)r->n++;
 }
 
