@@ -9,6 +9,7 @@
 
 #include "decode/cswitch.h"
 #include "decode/names.h"
+#include "unit.h"
 
 /* Returns an event whose data is d[0..n) with the given version. */
 /* Decodes a CSwitch event through a cursor over its data. */
@@ -320,9 +321,5 @@ int main(void)
     tcase_add_test(tc, batch_implausible_states);
     tcase_add_test(tc, batch_damage);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

@@ -13,6 +13,7 @@
 #include "export/pb.h"
 #include "export/perfetto.h"
 #include "view/usage.h"
+#include "unit.h"
 
 /* Checks that out[0..n) equals the bytes want[0..wn). */
 static void same_bytes(const uint8_t *out, size_t n, const uint8_t *want, size_t wn)
@@ -445,9 +446,5 @@ int main(void)
     tcase_add_test(tc, usage_intr_spans_taken_once);
     tcase_add_test(tc, intervals_parse);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

@@ -20,6 +20,7 @@
 #include "decode/tracelogging.h"
 #include "fields.h"
 #include "realtraces.h"
+#include "unit.h"
 
 static struct etl_fields fl;
 static struct etl_ktable kt;
@@ -670,9 +671,5 @@ int main(void)
     tcase_add_test(tc, real_traces);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "unit.h"
 
 /* A small deterministic generator (xorshift64*). */
 static uint64_t rnd(uint64_t *s)
@@ -178,9 +179,5 @@ int main(void)
     tcase_add_test(tc, seconds);
     tcase_add_test(tc, guid);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

@@ -10,6 +10,7 @@
 
 #include "etl/lz77.h"
 #include "lz77_compress.h"
+#include "unit.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -721,9 +722,5 @@ static Suite *lz77_suite(void)
 /* Runs the suite; returns 0 when every test passed, 1 otherwise. */
 int main(void)
 {
-    SRunner *sr = srunner_create(lz77_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return unit_run(lz77_suite());
 }

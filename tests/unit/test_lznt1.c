@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decode/lznt1.h"
+#include "unit.h"
 
 /* "ABC", then a copy token at position 3: 12 length bits (the position
  * less one is under 16), displacement 3 and length 9 give
@@ -170,9 +171,5 @@ int main(void)
     tcase_add_test(tc, damage);
     tcase_add_test(tc, chunk_holds_4096_bytes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return unit_run(s);
 }

@@ -13,6 +13,7 @@
 #include "decode/groupmask.h"
 #include "decode/loggerctx.h"
 #include "decode/modes.h"
+#include "unit.h"
 
 static void put16(uint8_t *p, uint32_t v)
 {
@@ -388,9 +389,5 @@ int main(void)
     tcase_add_test(tc, logger_context_win7_x86);
     tcase_add_test(tc, logger_context_layouts);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

@@ -25,6 +25,7 @@
 #include "fmt.h"
 #include "print/printer.h"
 #include "view/view.h"
+#include "unit.h"
 
 /* ---- the hand-made table ----------------------------------------------- */
 
@@ -1287,13 +1288,10 @@ int main(void)
     tcase_add_test(tc, text_hostile);
     tcase_add_test(tc, write_error_dev_full);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int rc = unit_run(s);
     etl_fields_free(&hfl);
     xmlCleanupParser();
     free(long_dirty);
     free(long_plain);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return rc;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decode/process.h"
+#include "unit.h"
 
 /* Decodes through a cursor over the event's data, as the dispatch table does. */
 static enum etl_pt_status decode_process(const struct etl_event *ev,
@@ -613,9 +614,5 @@ int main(void)
     tcase_add_test(tc, thread_other_layouts);
     tcase_add_test(tc, classify_hooks);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

@@ -15,6 +15,7 @@
 #include "decode/dispatch.h"
 #include "decode/procmap.h"
 #include "realtraces.h"
+#include "unit.h"
 
 /* Adds a thread record. */
 static void thr(struct etl_procmap *m, int64_t ts, enum etl_pt_op op, uint32_t pid,
@@ -416,9 +417,5 @@ int main(void)
     tcase_add_test(tc, real_dnperf_dynamicevents);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

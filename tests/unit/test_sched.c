@@ -24,6 +24,7 @@
 #include "decode/sched.h"
 #include "decode/swreader.h"
 #include "etlw.h"
+#include "unit.h"
 
 /* ---- the per-thread state -------------------------------------------------- */
 
@@ -665,9 +666,5 @@ int main(void)
     tcase_add_test(tc, reader_time_order_compact);
     tcase_add_test(tc, reader_lost_buffer);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

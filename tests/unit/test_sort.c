@@ -10,16 +10,10 @@
 #include <string.h>
 
 #include "sort.h"
+#include "unit.h"
 
-/* A small deterministic generator (xorshift64). */
+/* The state of the generator (unit_rand). */
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static int cmp_i64_q(const void *a, const void *b)
 {
@@ -52,7 +46,7 @@ static int cmp_big_q(const void *a, const void *b)
  * from a handful, so that many repeat. */
 static int64_t value(bool few)
 {
-    uint64_t r = next_rand();
+    uint64_t r = unit_rand(&rng);
     return few ? (int64_t)(r % 5) - 2 : (int64_t)r;
 }
 
@@ -81,7 +75,7 @@ static void check_big(size_t n, bool few)
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
     for (size_t i = 0; i < n; i++) {
-        a[i].key = (uint32_t)(few ? next_rand() % 4 : next_rand());
+        a[i].key = (uint32_t)(few ? unit_rand(&rng) % 4 : unit_rand(&rng));
         a[i].tag = (uint32_t)i; /* every pair ordered: the result is unique */
         memset(a[i].pad, (int)(i & 0xFF), sizeof a[i].pad);
         b[i] = a[i];
@@ -138,7 +132,7 @@ START_TEST(generic_bytes)
     /* Elements of one byte and of 256, the largest allowed. */
     unsigned char one[300], want[300];
     for (size_t i = 0; i < sizeof one; i++)
-        one[i] = want[i] = (unsigned char)next_rand();
+        one[i] = want[i] = (unsigned char)unit_rand(&rng);
     size_t counts[256] = { 0 };
     for (size_t i = 0; i < sizeof want; i++)
         counts[want[i]]++;
@@ -170,9 +164,5 @@ int main(void)
     tcase_add_test(tc, generic_every_short_length);
     tcase_add_test(tc, generic_bytes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return unit_run(s);
 }

@@ -13,16 +13,10 @@
 #include <sys/resource.h>
 
 #include "spill.h"
+#include "unit.h"
 
-/* A small deterministic generator (xorshift64). */
+/* The state of the generator (unit_rand). */
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* A test record: key, id (unique), then len - 8 bytes that follow from
  * both. */
@@ -146,17 +140,19 @@ START_TEST(runs_merge_in_order)
     for (int r = 0; r < RUNS; r++) {
         size_t per = r == 3 ? 0 : PER; /* an empty run too */
         for (size_t i = 0; i < per; i++)
-            keys[i] = (uint32_t)(next_rand() % 500);
+            keys[i] = (uint32_t)(unit_rand(&rng) % 500);
         qsort(keys, per, sizeof *keys, cmp_u32);
         ck_assert(etl_spill_mark(s, &runs[r].start));
-        for (size_t i = 0; i < per; i++)
-            ck_assert(etl_spill_append(s, big, make_rec(big, keys[i], (uint32_t)((size_t)r * PER + i),
-                                                        8 + (size_t)(next_rand() % 300))));
+        for (size_t i = 0; i < per; i++) {
+            size_t len = make_rec(big, keys[i], (uint32_t)((size_t)r * PER + i),
+                                  8 + (size_t)(unit_rand(&rng) % 300));
+            ck_assert(etl_spill_append(s, big, len));
+        }
         ck_assert(etl_spill_mark(s, &runs[r].end));
     }
     uint32_t mk[MEM];
     for (size_t i = 0; i < MEM; i++)
-        mk[i] = (uint32_t)(next_rand() % 500);
+        mk[i] = (uint32_t)(unit_rand(&rng) % 500);
     qsort(mk, MEM, sizeof *mk, cmp_u32);
     struct mem_src src = { mk, MEM, 0, { 0 } };
     struct etl_merge *g = etl_merge_new(s, runs, RUNS, cmp_rec, mem_next, &src, &nomem);
@@ -195,8 +191,8 @@ static struct etl_sorter *fill_sorter(size_t n, size_t mem, uint64_t file_max)
     struct etl_sorter *so = etl_sorter_new(cmp_rec, mem, file_max);
     bool ok = so != NULL;
     for (size_t i = 0; i < n && ok; i++)
-        ok = etl_sorter_add(so, big, make_rec(big, (uint32_t)(next_rand() % 1000), (uint32_t)i,
-                                              8 + (size_t)(next_rand() % 200)));
+        ok = etl_sorter_add(so, big, make_rec(big, (uint32_t)(unit_rand(&rng) % 1000),
+                                              (uint32_t)i, 8 + (size_t)(unit_rand(&rng) % 200)));
     if (!ok) {
         etl_sorter_free(so);
         return NULL;
@@ -318,9 +314,5 @@ int main(void)
     tcase_add_test(tc, sorter_file_full);
     tcase_add_test(tc, sorter_file_fails_midway);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return unit_run(s);
 }
