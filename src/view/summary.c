@@ -208,7 +208,7 @@ struct cpu {
     int64_t last_sw;          /* the latest switch (ns) */
     int64_t intr;             /* DPC/ISR time in the current run (clipped) */
     bool known;               /* slot is valid */
-    bool seen, any_sw;
+    bool any_sw;
     int64_t busy, idle, dpc, isr;
     uint64_t switches;
     struct span nest[NEST_MAX];
@@ -258,13 +258,35 @@ struct summary {
     size_t capages;
     bool no_spill;            /* the spill file cannot be made or written */
     bool spill_oom;           /* a row in the file could not count something */
-    struct cpu *cpu;          /* ETL_MAX_CPUS */
+    struct cpu *cpu;          /* ETL_MAX_CPUS, touched only where seen */
+    uint64_t cpus_seen[ETL_MAX_CPUS / 64]; /* bits: the CPUs seen (see_cpu) */
     struct routines rt;
     size_t kept;              /* ready spans kept in all rows (at most kept_max + 1) */
     size_t kept_max;          /* READY_KEPT, or more (see thin_all) */
     unsigned thin;            /* a row keeps its spans number 0, 2^thin, 2 * 2^thin, ... */
     bool oom;
 };
+
+/* ---- CPUs ---------------------------------------------------------------- */
+
+/* Marks CPU n seen. Only the CPUs seen are looked at again (next_cpu), so
+ * the pages of the others' state are never touched. */
+static void see_cpu(struct summary *m, unsigned n)
+{
+    m->cpus_seen[n / 64] |= 1ull << (n % 64);
+}
+
+/* The first CPU seen from n on; ETL_MAX_CPUS when none. */
+static unsigned next_cpu(const struct summary *m, unsigned n)
+{
+    while (n < ETL_MAX_CPUS) {
+        uint64_t bits = m->cpus_seen[n / 64] >> (n % 64);
+        if (bits)
+            return n + (unsigned)__builtin_ctzll(bits);
+        n = (n / 64 + 1) * 64;
+    }
+    return ETL_MAX_CPUS;
+}
 
 /* ---- keys and slots ------------------------------------------------------ */
 
@@ -596,7 +618,7 @@ static void account_switch(struct summary *m, const struct etl_sched_item *it,
     bool cpu_ok = !f || etl_id_list_has(&f->cpu, sw->cpu);
     bool counts = cpu_ok && in_range(f, ns);
     bool has_old = (sw->has & SW_OLD_TID) != 0, has_new = (sw->has & SW_NEW_TID) != 0;
-    c->seen = true;
+    see_cpu(m, sw->cpu);
     if (counts)
         c->switches++;
 
@@ -730,7 +752,7 @@ static void account_intr(struct summary *m, const struct etl_sched_item *it)
     c->nnest++;
     if (f && !etl_id_list_has(&f->cpu, it->cpu))
         return;
-    c->seen = true;
+    see_cpu(m, it->cpu);
     bool isr = etl_intr_is_isr(in->type);
     int64_t *cp = isr ? &c->isr : &c->dpc;
     *cp = sat_add(*cp, excl);
@@ -1258,7 +1280,7 @@ static bool spill_half(struct summary *m)
             return !nomem;
         }
     }
-    for (unsigned c = 0; c < ETL_MAX_CPUS; c++)
+    for (unsigned c = next_cpu(m, 0); c < ETL_MAX_CPUS; c = next_cpu(m, c + 1))
         if (m->cpu[c].known)
             m->t[m->cpu[c].slot].used = m->tick;
     if (!etl_grow(&m->ages, &m->capages, m->n, sizeof *m->ages, 1024) ||
@@ -1718,9 +1740,10 @@ static int print_rows(struct etl_printer *p, struct summary *m, const struct pre
     /* CPUs. */
     bool cpus_shown = !f || (!f->tid.set && !f->pid.set && f->nprocess == 0);
     int decimals = p->ops->time_decimals ? p->ops->time_decimals : 9;
-    for (unsigned i = 0; i < ETL_MAX_CPUS && rc == 0 && cpus_shown; i++) {
+    for (unsigned i = next_cpu(m, 0); i < ETL_MAX_CPUS && rc == 0 && cpus_shown;
+         i = next_cpu(m, i + 1)) {
         const struct cpu *c = &m->cpu[i];
-        if (!c->seen || (f && !etl_id_list_has(&f->cpu, i)))
+        if (f && !etl_id_list_has(&f->cpu, i))
             continue;
         struct etl_value v[M_COUNT];
         memset(v, 0, sizeof v);
