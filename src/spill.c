@@ -415,7 +415,6 @@ static bool keep(struct etl_sorter *so, const void *rec, size_t n)
 static bool flush(struct etl_sorter *so)
 {
     bool nomem = false;
-    etl_sort(so->refs, so->n, sizeof *so->refs, cmp_sref, so);
     if (etl_sorter_file_size(so) + so->used + 4 * (uint64_t)so->n > so->file_max) {
         so->in_memory = true;
         return true;
@@ -424,6 +423,7 @@ static bool flush(struct etl_sorter *so)
         so->in_memory = true;
         return !nomem;
     }
+    etl_sort(so->refs, so->n, sizeof *so->refs, cmp_sref, so);
     struct etl_run r;
     bool ok = etl_spill_mark(so->sp, &r.start);
     for (size_t i = 0; i < so->n && ok; i++)

@@ -232,15 +232,9 @@ else
     tempread_run() { # N ETLDUMP ARGS...: sets rc
         at=$1; shift
         : > "$tmp/report"
-        if [ -n "$in" ]; then
-            cat "$in" | FAILALLOC_AT=0 FAILALLOC_TEMPREAD_AT=$at FAILALLOC_REPORT=$tmp/report \
-                LD_PRELOAD=$shim "$@" > /dev/null 2> "$tmp/err"
-            rc=$?
-        else
-            FAILALLOC_AT=0 FAILALLOC_TEMPREAD_AT=$at FAILALLOC_REPORT=$tmp/report \
-                LD_PRELOAD=$shim "$@" > /dev/null 2> "$tmp/err"
-            rc=$?
-        fi
+        cat "${in:-/dev/null}" | FAILALLOC_AT=0 FAILALLOC_TEMPREAD_AT=$at \
+            FAILALLOC_REPORT=$tmp/report LD_PRELOAD=$shim "$@" > /dev/null 2> "$tmp/err"
+        rc=$?
     }
     tempread_runs 5 ": a temporary file could not be read back$" "" \
         build/tests/etldump-spill --summary -f csv "$tmp/sp.etl"
