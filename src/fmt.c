@@ -10,8 +10,8 @@
 /* FILETIME ticks (100 ns) per second. */
 #define FT_PER_SEC 10000000LL
 
-/* Two decimal digits for every value 0-99. */
-static const char digit_pairs[201] =
+/* Two decimal digits for every value 0-99 (fmt.h). */
+const char etl_digit_pairs[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
@@ -39,21 +39,6 @@ static inline size_t digits_u64(uint64_t v)
 #endif
     unsigned t = (bits * 1233u) >> 12;
     return (size_t)t + ((v | 1u) >= pow10_u64[t]);
-}
-
-/* Returns the eight decimal digits of v (< 10^8, leading zeros included)
- * as ASCII bytes, the first digit in the lowest byte: v is split into two
- * halves of four digits, each of those into two of two, each of those into
- * two digits, every step on all lanes of one 64-bit word at once (q * 10486
- * >> 20 is q / 100 for q < 10^4, and q * 103 >> 10 is q / 10 for q < 100). */
-static inline uint64_t eight_digits(uint32_t v)
-{
-    uint64_t x = (uint64_t)(v / 10000u) | ((uint64_t)(v % 10000u) << 32);
-    uint64_t hundreds = ((x * 10486u) >> 20) & 0x0000007F0000007Full;
-    x = ((x - hundreds * 100u) << 16) | hundreds;
-    uint64_t tens = ((x * 103u) >> 10) & 0x000F000F000F000Full;
-    x = ((x - tens * 10u) << 8) | tens;
-    return x | 0x3030303030303030ull;
 }
 
 /* Stores the low four bytes of d at out, lowest first. */
@@ -97,48 +82,41 @@ static inline void put_last(char *out, uint64_t d, unsigned n)
 }
 
 /* etl_fmt_u64 from 10^8 on: apart, so that the shorter numbers (most of
- * them) take a function that saves no registers. */
+ * them) take a function that saves no registers. The number is cut into
+ * pieces of eight digits by two divisions at most (by constants: the
+ * compiler multiplies), the first piece written with its own digit count,
+ * the others whole. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
 static size_t fmt_u64_long(uint64_t v, char *out)
 {
-    /* Eight digits at a time from the right. */
-    size_t n = digits_u64(v);
-    char *p = out + n;
-    while (v >= 100000000u) {
-        p -= 8;
-        put_last(p, eight_digits((uint32_t)(v % 100000000u)), 8);
-        v /= 100000000u;
+    uint64_t hi = v / 100000000u;
+    uint32_t lo = (uint32_t)(v - hi * 100000000u);
+    size_t n = 0;
+    if (hi >= 100000000u) { /* 17 to 20 digits */
+        uint64_t top = hi / 100000000u;
+        uint32_t mid = (uint32_t)(hi - top * 100000000u);
+        n = digits_u64(top);
+        put_last(out, etl_fmt_digits8((uint32_t)top), (unsigned)n);
+        etl_fmt_store8(out + n, etl_fmt_digits8(mid));
+        n += 8;
+    } else {
+        n = digits_u64(hi);
+        put_last(out, etl_fmt_digits8((uint32_t)hi), (unsigned)n);
     }
-    put_last(out, eight_digits((uint32_t)v), (unsigned)(p - out));
-    return n;
+    etl_fmt_store8(out + n, etl_fmt_digits8(lo));
+    return n + 8;
 }
 
-size_t etl_fmt_u64(uint64_t v, char *out)
+size_t etl_fmt_u64_wide(uint64_t v, char *out)
 {
-    if (v < 100) { /* the usual small count, id or flag */
-        if (v < 10) {
-            out[0] = (char)('0' + v);
-            return 1;
-        }
-        memcpy(out, digit_pairs + 2 * v, 2);
-        return 2;
-    }
     if (v < 100000000u) {
         unsigned n = (unsigned)digits_u64(v);
-        put_last(out, eight_digits((uint32_t)v), n);
+        put_last(out, etl_fmt_digits8((uint32_t)v), n);
         return n;
     }
     return fmt_u64_long(v, out);
-}
-
-size_t etl_fmt_i64(int64_t v, char *out)
-{
-    if (v >= 0)
-        return etl_fmt_u64((uint64_t)v, out);
-    out[0] = '-';
-    return 1 + etl_fmt_u64(0 - (uint64_t)v, out + 1);
 }
 
 /* Two lowercase hex digits for every byte value. */
@@ -195,9 +173,11 @@ size_t etl_fmt_seconds(int64_t ns, int decimals, char *out)
      * then the other eight at once. */
     uint32_t first = frac / 100000000u;
     out[n] = (char)('0' + first);
-    if (decimals > 1)
-        put_first(out + n + 1, eight_digits(frac - first * 100000000u),
-                  (unsigned)decimals - 1);
+    uint64_t rest = etl_fmt_digits8(frac - first * 100000000u);
+    if (decimals == 9)
+        etl_fmt_store8(out + n + 1, rest);
+    else if (decimals > 1)
+        put_first(out + n + 1, rest, (unsigned)decimals - 1);
     return n + (size_t)decimals;
 }
 

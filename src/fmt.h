@@ -10,19 +10,104 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Longest output of the number formatters (a sign and 20 digits, or 0x and
  * 16 hex digits), and of etl_filetime_iso, without the terminator. */
 #define ETL_FMT_NUM_MAX 21
 #define ETL_FMT_ISO_MAX 28
 
+/* Two decimal digits for every value 0-99: "000102...99". */
+extern const char etl_digit_pairs[201];
+
+/* Returns the eight decimal digits of v (< 10^8, leading zeros included)
+ * as ASCII bytes, the first digit in the lowest byte: v is split into two
+ * halves of four digits, each of those into two of two, each of those into
+ * two digits, every step on all lanes of one 64-bit word at once (q * 10486
+ * >> 20 is q / 100 for q < 10^4, and q * 103 >> 10 is q / 10 for q < 100). */
+static inline uint64_t etl_fmt_digits8(uint32_t v)
+{
+    uint64_t x = (uint64_t)(v / 10000u) | ((uint64_t)(v % 10000u) << 32);
+    uint64_t hundreds = ((x * 10486u) >> 20) & 0x0000007F0000007Full;
+    x = ((x - hundreds * 100u) << 16) | hundreds;
+    uint64_t tens = ((x * 103u) >> 10) & 0x000F000F000F000Full;
+    x = ((x - tens * 10u) << 8) | tens;
+    return x | 0x3030303030303030ull;
+}
+
+/* Stores the eight bytes of d at out, lowest first. */
+static inline void etl_fmt_store8(char *out, uint64_t d)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(out, &d, 8);
+#else
+    for (unsigned i = 0; i < 8; i++)
+        out[i] = (char)(d >> (8 * i));
+#endif
+}
+
+/* etl_fmt_u64 from 10^4 on (fmt.c). */
+size_t etl_fmt_u64_wide(uint64_t v, char *out);
+
 /* Each writes at out and returns the length; no terminator is written. */
-size_t etl_fmt_u64(uint64_t v, char *out);
-size_t etl_fmt_i64(int64_t v, char *out);
+/* Decimal. Inline up to four digits (counts, IDs, priorities: most numbers
+ * a row shows), each two from the table. */
+static inline size_t etl_fmt_u64(uint64_t v, char *out)
+{
+    if (v < 100) {
+        if (v < 10) {
+            out[0] = (char)('0' + v);
+            return 1;
+        }
+        memcpy(out, etl_digit_pairs + 2 * v, 2);
+        return 2;
+    }
+    if (v < 10000) {
+        unsigned hi = (unsigned)v / 100u, lo = (unsigned)v - hi * 100u;
+        if (hi < 10) {
+            out[0] = (char)('0' + hi);
+            memcpy(out + 1, etl_digit_pairs + 2 * lo, 2);
+            return 3;
+        }
+        memcpy(out, etl_digit_pairs + 2 * hi, 2);
+        memcpy(out + 2, etl_digit_pairs + 2 * lo, 2);
+        return 4;
+    }
+    return etl_fmt_u64_wide(v, out);
+}
+
+static inline size_t etl_fmt_i64(int64_t v, char *out)
+{
+    if (v >= 0)
+        return etl_fmt_u64((uint64_t)v, out);
+    out[0] = '-';
+    return 1 + etl_fmt_u64(0 - (uint64_t)v, out + 1);
+}
+
 /* "0x" and at least `digits` lowercase hex digits (more when v needs them). */
 size_t etl_fmt_hex(uint64_t v, int digits, char *out);
 /* ns as seconds with `decimals` (1-9) fractional digits, truncated. */
 size_t etl_fmt_seconds(int64_t ns, int decimals, char *out);
+
+/* etl_fmt_seconds(ns, 9, out), inline for ns >= 0: the whole seconds, the
+ * point, the first decimal and the other eight in one store. */
+static inline size_t etl_fmt_seconds9(int64_t ns, char *out)
+{
+    if (ns < 0)
+        return etl_fmt_seconds(ns, 9, out);
+    uint64_t secs = (uint64_t)ns / 1000000000u;
+    uint32_t frac = (uint32_t)((uint64_t)ns - secs * 1000000000u);
+    size_t n = 1;
+    if (secs < 10)
+        out[0] = (char)('0' + secs);
+    else
+        n = etl_fmt_u64(secs, out);
+    uint32_t first = frac / 100000000u;
+    out[n] = '.';
+    out[n + 1] = (char)('0' + first);
+    etl_fmt_store8(out + n + 2, etl_fmt_digits8(frac - first * 100000000u));
+    return n + 10;
+}
 
 /* Writes a FILETIME as ISO 8601 UTC with 7 fractional digits (years
  * clamped to 0000-9999) and a terminator; out holds at least 32 bytes. */
