@@ -21,6 +21,17 @@ const char *etl_wait_reason_name(unsigned v);
 const char *etl_thread_state_name(unsigned v);
 const char *etl_wait_mode_name(unsigned v);
 
+/* A name with its length. */
+struct etl_sized_name {
+    const char *s;
+    size_t n;
+};
+
+/* The same names with their lengths, or NULL. */
+const struct etl_sized_name *etl_wait_reason_sized(unsigned v);
+const struct etl_sized_name *etl_thread_state_sized(unsigned v);
+const struct etl_sized_name *etl_wait_mode_sized(unsigned v);
+
 /* EVENT_TRACE_CLOCK_* short names (PERFCOUNTER, SYSTEMTIME, ...), or NULL. */
 const char *etl_clock_type_name(unsigned v);
 

@@ -415,6 +415,10 @@ bool etl_procmap_finish(struct etl_procmap *m)
     m->finished = true;
     fold_processes(m);
     fold_threads(m);
+    for (size_t i = 0; i < m->nproc; i++) {
+        struct etl_pm_process *pr = &m->p[i].l;
+        pr->image_len = pr->image != ETL_PM_NONE ? (uint32_t)strlen(m->pool.buf + pr->image) : 0;
+    }
     /* Questions go by offset: the table that found names is done. */
     free(m->pool.tab);
     m->pool.tab = NULL;
@@ -583,6 +587,7 @@ bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
     w->thread = etl_procmap_thread_at(m, tid, ts);
     w->proc = ETL_PM_NONE;
     w->image = NULL;
+    w->image_len = 0;
     w->known = false;
     w->pid = 0;
     if (tid == 0) {
@@ -590,6 +595,7 @@ bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
         w->known = true;
         w->proc = etl_procmap_process_at(m, 0, ts);
         w->image = "Idle";
+        w->image_len = 4;
         return true;
     }
     if (w->thread == ETL_PM_NONE)
@@ -598,10 +604,15 @@ bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
     w->known = true;
     w->pid = t->pid;
     w->proc = t->proc;
-    if (t->proc != ETL_PM_NONE)
-        w->image = etl_procmap_str(m, m->p[t->proc].l.image);
-    if (!w->image && t->pid == 0)
+    if (t->proc != ETL_PM_NONE) {
+        const struct etl_pm_process *pr = &m->p[t->proc].l;
+        w->image = etl_procmap_str(m, pr->image);
+        w->image_len = pr->image_len;
+    }
+    if (!w->image && t->pid == 0) {
         w->image = "Idle";
+        w->image_len = 4;
+    }
     return true;
 }
 

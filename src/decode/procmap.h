@@ -76,6 +76,7 @@ struct etl_pm_process {
     uint32_t pid, parent_id;
     uint32_t image;           /* string, or ETL_PM_NONE */
     uint32_t cmdline;         /* string, or ETL_PM_NONE */
+    uint32_t image_len;       /* the image's length (once the map is finished) */
     bool ended;
 };
 
@@ -84,6 +85,7 @@ struct etl_procmap;
 /* What is known about a thread at a time. */
 struct etl_who {
     uint32_t pid;
+    uint32_t image_len;       /* its length */
     const char *image;        /* NULL when unknown */
     uint32_t thread;          /* thread lifetime, or ETL_PM_NONE */
     uint32_t proc;            /* process lifetime, or ETL_PM_NONE */

@@ -98,7 +98,7 @@ static size_t csv_plain(char *q, const char *s, size_t n, bool from_file)
             if (csv_special[(unsigned char)s[i]])
                 return 0;
     }
-    memcpy(q, s, n);
+    etl_copy_small(q, s, n);
     return n;
 }
 
@@ -134,17 +134,17 @@ static size_t csv_cells(struct etl_printer *p, const struct etl_table *t,
             q += etl_fmt_i64(v->v.i, q);
             break;
         case ETL_COL_DURATION:
-            q += etl_fmt_seconds(v->v.i, 9, q);
+            q += etl_fmt_seconds9(v->v.i, q);
             break;
         case ETL_COL_TIME:
             if (p->time_mode == ETL_TIME_REL) {
-                q += etl_fmt_seconds(etl_clock_ns(&p->clock, v->v.i), 9, q);
+                q += etl_fmt_seconds9(etl_clock_ns(&p->clock, v->v.i), q);
                 break;
             }
             goto scalar;
         case ETL_COL_STR:
         case ETL_COL_NAME: {
-            size_t n = strlen(v->v.s), k = csv_plain(q, v->v.s, n, c->type == ETL_COL_STR);
+            size_t n = etl_cell_len(v), k = csv_plain(q, v->v.str, n, c->type == ETL_COL_STR);
             if (k == 0 && n > 0) {
                 etl_out_advance(o, (size_t)(q - d));
                 return i; /* csv_field writes it */
@@ -183,7 +183,7 @@ static int csv_row(struct etl_printer *p, const struct etl_value *vals)
         if (t->cols[i].type == ETL_COL_FIELDS)
             etl_fields_json_csv(vals[i].v.p, o); /* the JSON object as one quoted field */
         else
-            csv_field(o, vals[i].v.s, strlen(vals[i].v.s));
+            csv_field(o, vals[i].v.str, etl_cell_len(&vals[i]));
         if (++i == t->ncols)
             break;
         file = true; /* every later cell has its separator */

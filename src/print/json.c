@@ -174,11 +174,11 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
             return;
         case ETL_COL_DURATION:
             /* Nine decimals: this printer keeps the default time_decimals. */
-            etl_out_advance(o, k + etl_fmt_seconds(v->v.i, 9, d + k));
+            etl_out_advance(o, k + etl_fmt_seconds9(v->v.i, d + k));
             return;
         case ETL_COL_STR:
         case ETL_COL_NAME: {
-            const unsigned char *s = (const unsigned char *)v->v.s;
+            const unsigned char *s = (const unsigned char *)v->v.str;
             size_t n = 0;
             while (n < PLAIN_MAX && !json_special[s[n]])
                 n++;
@@ -217,7 +217,7 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
         etl_out_write(o, "\":", 2);
     }
     if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
-        json_string(o, v->v.s);
+        json_string(o, v->v.str);
     } else if (c->type == ETL_COL_FIELDS) {
         etl_fields_json(v->v.p, o);
     } else {

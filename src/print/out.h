@@ -81,6 +81,28 @@ static inline void etl_out_advance(struct etl_out *o, size_t n)
     o->len += n;
 }
 
+/* Copies n bytes from s to d (which do not overlap), inline up to 16: two
+ * moves of a power of two that may overlap, where a call to memcpy would
+ * cost more than the copy. */
+static inline void etl_copy_small(char *d, const char *s, size_t n)
+{
+    if (n >= 8) {
+        if (n > 16) {
+            memcpy(d, s, n);
+            return;
+        }
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+
 /* Appends a NUL-terminated string. */
 static inline int etl_out_puts(struct etl_out *o, const char *s)
 {

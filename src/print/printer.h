@@ -61,17 +61,30 @@ struct etl_value {
     union {
         uint64_t u;
         int64_t i;
-        const char *s;
+        const char *str;       /* NUL-terminated; see len */
         const uint8_t *g;
         const void *p;
     } v;
+    uint32_t len;              /* str: its length, or 0 to have it measured */
     bool set;
 };
 
-/* Fills cell i of a row: the member of the value union it holds and whether
- * the record carries it. */
+/* Fills cell i of a row: the member of the value union it holds (not str)
+ * and whether the record carries it. */
 #define ETL_CELL(row, i, member, val, has) \
     ((row)[i].v.member = (val), (row)[i].set = (has))
+
+/* Fills string cell i of a row: the string, and its length n when known
+ * (0: the printer measures it). */
+#define ETL_CELL_STRN(row, i, val, n, has) \
+    ((row)[i].v.str = (val), (row)[i].len = (uint32_t)(n), (row)[i].set = (has))
+#define ETL_CELL_STR(row, i, val, has) ETL_CELL_STRN(row, i, val, 0, has)
+
+/* Returns the length of string cell v. */
+static inline size_t etl_cell_len(const struct etl_value *v)
+{
+    return v->len ? v->len : strlen(v->v.str);
+}
 
 /* Initializers of a bool table indexed by byte, for the bytes a printer's
  * fast path leaves to its careful one: the sixteen from b on, and every

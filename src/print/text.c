@@ -249,7 +249,7 @@ static void text_cells(struct etl_printer *p, const struct etl_value *vals, size
         bool from_file = false;
         if (vals[i].set) {
             if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
-                s = vals[i].v.s;
+                s = vals[i].v.str;
                 n = strlen(s);
                 from_file = c->type == ETL_COL_STR;
             } else {
@@ -358,7 +358,7 @@ static bool put_in_place(struct etl_printer *p, const struct blank_row *b, size_
     const char *s;
     size_t n;
     if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
-        s = v->v.s;
+        s = v->v.str;
         n = strlen(s);
         if (c->type == ETL_COL_STR)
             for (size_t k = 0; k < n; k++)

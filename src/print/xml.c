@@ -453,7 +453,7 @@ static int xml_compose(struct etl_printer *p, struct xml_state *x,
             /* Names are etldump's own ASCII, but checking them costs one
              * scan and keeps the document well-formed whatever a view
              * hands over. */
-            if (row_attr_str(o, c->name, nlen, vals[i].v.s) < 0)
+            if (row_attr_str(o, c->name, nlen, vals[i].v.str) < 0)
                 return -1;
         } else {
             /* Digits, 0x..., GUIDs, ISO times: no escapes. */

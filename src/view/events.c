@@ -102,9 +102,9 @@ static bool text_room(struct events_ctx *x, size_t n)
  * plus its terminator. */
 static size_t set_text(struct etl_value *v, const char *t)
 {
-    v->v.s = t;
-    v->set = true;
-    return strlen(t) + 1;
+    size_t n = strlen(t);
+    ETL_CELL_STRN(v, 0, t, n, true);
+    return n + 1;
 }
 
 /* Fills the Process/Thread cells pt (PT_FIRST on) from the event's decoded
@@ -162,8 +162,8 @@ static bool keep_cells(struct etl_pipe *pp, struct ev_item *it, struct etl_value
     for (size_t i = 0; i < PT_COUNT; i++) {
         if (!pt[i].set || event_cols[PT_FIRST + i].type != ETL_COL_STR)
             continue;
-        pt[i].v.s = etl_pipe_keep(pp, pt[i].v.s, strlen(pt[i].v.s) + 1);
-        if (!pt[i].v.s)
+        pt[i].v.str = etl_pipe_keep(pp, pt[i].v.str, etl_cell_len(&pt[i]) + 1);
+        if (!pt[i].v.str)
             return false;
     }
     return (it->pt = etl_pipe_keep(pp, pt, PT_COUNT * sizeof *pt)) != NULL;
@@ -224,12 +224,12 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
         }
         ETL_CELL(v, E_FIELDS, p, &dec->fields, true);
     }
-    ETL_CELL(v, E_EVENT_NAME, s, name, name != NULL);
+    ETL_CELL_STR(v, E_EVENT_NAME, name, name != NULL);
     bool ts = (ev->flags & ETL_EV_TS) != 0;
     bool tid = (ev->flags & ETL_EV_TID) != 0;
     ETL_CELL(v, E_CPU, u, ev->cpu, true);
     ETL_CELL(v, E_TIMESTAMP, i, ev->ts, ts);
-    ETL_CELL(v, E_HEADER_TYPE, s, etl_kind_name(ev->kind), true);
+    ETL_CELL_STR(v, E_HEADER_TYPE, etl_kind_name(ev->kind), true);
     ETL_CELL(v, E_HOOK_ID, u, ev->hook_id, (ev->flags & ETL_EV_HOOK) != 0);
     ETL_CELL(v, E_PROVIDER, g, ev->guid, (ev->flags & ETL_EV_GUID) != 0);
     ETL_CELL(v, E_EVENT_ID, u, ev->event_id, (ev->flags & ETL_EV_EVENT_ID) != 0);

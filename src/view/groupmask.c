@@ -181,14 +181,12 @@ int etl_view_groupmask_changes(struct etl_printer *p, struct etl_file *f,
         struct etl_value v[G_COUNT];
         etl_groupmask_hex(&e->gm, hex);
         etl_groupmask_names(&e->gm, names, sizeof names);
-        v[G_FILE].v.s = etl_file_name(f);
-        v[G_TIMESTAMP].v.i = e->ts;
-        v[G_TIME].v.i = e->ts;
-        v[G_HOOK_ID].v.u = e->hook_id;
-        v[G_GROUP_MASKS].v.s = hex;
-        v[G_GROUP_MASK_NAMES].v.s = names;
-        for (size_t k = 0; k < G_COUNT; k++)
-            v[k].set = true;
+        ETL_CELL_STR(v, G_FILE, etl_file_name(f), true);
+        ETL_CELL(v, G_TIMESTAMP, i, e->ts, true);
+        ETL_CELL(v, G_TIME, i, e->ts, true);
+        ETL_CELL(v, G_HOOK_ID, u, e->hook_id, true);
+        ETL_CELL_STR(v, G_GROUP_MASKS, hex, true);
+        ETL_CELL_STR(v, G_GROUP_MASK_NAMES, names, true);
         rc = etl_print_row(p, v);
     }
     if (rc == 0)
@@ -218,10 +216,9 @@ int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g)
     for (unsigned i = 0; i < ETL_GROUPMASK_MASKS && rc == 0; i++) {
         struct etl_value v[M_COUNT];
         etl_groupmask_mask_names(i, g->masks[i], names, sizeof names);
-        v[M_INDEX].v.u = i;
-        v[M_MASK].v.u = g->masks[i];
-        v[M_NAMES].v.s = names;
-        v[M_INDEX].set = v[M_MASK].set = v[M_NAMES].set = true;
+        ETL_CELL(v, M_INDEX, u, i, true);
+        ETL_CELL(v, M_MASK, u, g->masks[i], true);
+        ETL_CELL_STR(v, M_NAMES, names, true);
         rc = etl_print_row(p, v);
     }
     return rc ? rc : etl_print_end_table(p);

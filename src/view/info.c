@@ -72,13 +72,13 @@ int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
         snprintf(clock, sizeof clock, "%u", (unsigned)h->clock_type);
         cn = clock;
     }
-    ETL_CELL(v, I_FILE, s, etl_file_name(f), true);
-    ETL_CELL(v, I_OS_VERSION, s, os, true);
+    ETL_CELL_STR(v, I_FILE, etl_file_name(f), true);
+    ETL_CELL_STR(v, I_OS_VERSION, os, true);
     ETL_CELL(v, I_BUILD, u, h->build, true);
-    ETL_CELL(v, I_LAYOUT, s, layout, true);
+    ETL_CELL_STR(v, I_LAYOUT, layout, true);
     ETL_CELL(v, I_CPUS, u, h->cpus, true);
     ETL_CELL(v, I_POINTER_SIZE, u, h->pointer_size, true);
-    ETL_CELL(v, I_CLOCK_TYPE, s, cn, true);
+    ETL_CELL_STR(v, I_CLOCK_TYPE, cn, true);
     ETL_CELL(v, I_PERF_FREQ, u, (uint64_t)h->perf_freq, true);
     ETL_CELL(v, I_CPU_MHZ, u, h->cpu_mhz, true);
     ETL_CELL(v, I_TIMER_RES, u, h->timer_resolution, true);
@@ -94,8 +94,8 @@ int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
     ETL_CELL(v, I_LOG_FILE_MODE, u, h->log_file_mode, true);
     ETL_CELL(v, I_EVENTS_LOST, u, h->events_lost, true);
     ETL_CELL(v, I_BUFFERS_LOST, u, h->buffers_lost, true);
-    ETL_CELL(v, I_LOGGER, s, h->logger_name, true);
-    ETL_CELL(v, I_LOG_FILE, s, h->log_file_name, true);
+    ETL_CELL_STR(v, I_LOGGER, h->logger_name, true);
+    ETL_CELL_STR(v, I_LOG_FILE, h->log_file_name, true);
     ETL_CELL(v, I_START_RAW, u, (uint64_t)h->start_time, true);
     if (h->end_time != 0)
         ETL_CELL(v, I_END_RAW, u, (uint64_t)h->end_time, true);
@@ -105,16 +105,16 @@ int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
     bool scanned = etl_ext_scan(f, all, &scan);
     etl_trace_names_fill(&tn, h, &scan);
     if (tn.log_file_mode[0])
-        ETL_CELL(v, I_LOG_FILE_MODE_NAMES, s, tn.log_file_mode, true);
-    ETL_CELL(v, I_CLOCK_TYPE_NAME, s, tn.clock_type, true);
+        ETL_CELL_STR(v, I_LOG_FILE_MODE_NAMES, tn.log_file_mode, true);
+    ETL_CELL_STR(v, I_CLOCK_TYPE_NAME, tn.clock_type, true);
     if (scan.has_version)
         ETL_CELL(v, I_KERNEL_EVENT_VERSION, u, scan.version, true);
     if (tn.context_switches) {
-        ETL_CELL(v, I_GROUP_MASKS, s, tn.group_masks, true);
-        ETL_CELL(v, I_GROUP_MASK_NAMES, s, tn.group_mask_names, true);
+        ETL_CELL_STR(v, I_GROUP_MASKS, tn.group_masks, true);
+        ETL_CELL_STR(v, I_GROUP_MASK_NAMES, tn.group_mask_names, true);
         if (tn.enable_flag_names[0])
-            ETL_CELL(v, I_ENABLE_FLAG_NAMES, s, tn.enable_flag_names, true);
-        ETL_CELL(v, I_CONTEXT_SWITCHES, s, tn.context_switches, true);
+            ETL_CELL_STR(v, I_ENABLE_FLAG_NAMES, tn.enable_flag_names, true);
+        ETL_CELL_STR(v, I_CONTEXT_SWITCHES, tn.context_switches, true);
     }
     int rc = 0;
     if (!scanned)

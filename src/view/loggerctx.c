@@ -236,10 +236,10 @@ int etl_view_logger_context(struct etl_printer *p, const char *path, uint64_t of
      * most doubles, the names of four flag words. */
     char text[4 * 0x400 + 4096];
     size_t used = 0;
-    ETL_CELL(v, lt->extra[X_FILE], s, path, true);
+    ETL_CELL_STR(v, lt->extra[X_FILE], path, true);
     ETL_CELL(v, lt->extra[X_OFFSET], u, offset, true);
-    ETL_CELL(v, lt->extra[X_WINDOWS], s, etl_win_name(win), true);
-    ETL_CELL(v, lt->extra[X_ARCH], s, etl_arch_name(arch), true);
+    ETL_CELL_STR(v, lt->extra[X_WINDOWS], etl_win_name(win), true);
+    ETL_CELL_STR(v, lt->extra[X_ARCH], etl_arch_name(arch), true);
     ETL_CELL(v, lt->extra[X_SIZE], u, size, true);
     for (size_t i = 0; i < LC_FIELD_COUNT; i++) {
         const struct etl_lc_cell *c = &lc.cell[i];
@@ -266,14 +266,14 @@ int etl_view_logger_context(struct etl_printer *p, const char *path, uint64_t of
             break;
         case LC_U32ARRAY:
             hex_words(c->bytes, c->nbytes, text + used, 32);
-            ETL_CELL(v, k, s, text + used, true);
+            ETL_CELL_STR(v, k, text + used, true);
             used += strlen(text + used) + 1;
             break;
         case LC_BYTES:
             if (2 * c->nbytes + 1 > sizeof text - used)
                 break;
             hex_bytes(c->bytes, c->nbytes, text + used);
-            ETL_CELL(v, k, s, text + used, true);
+            ETL_CELL_STR(v, k, text + used, true);
             used += 2 * c->nbytes + 1;
             break;
         default:
@@ -283,20 +283,20 @@ int etl_view_logger_context(struct etl_printer *p, const char *path, uint64_t of
     }
     char modes[2048], flags[1024], request[1024], clock[16];
     etl_logger_mode_str(lc.logger_mode, modes, sizeof modes);
-    ETL_CELL(v, lt->extra[X_MODE_NAMES], s, modes, true);
+    ETL_CELL_STR(v, lt->extra[X_MODE_NAMES], modes, true);
     const char *cn = etl_clock_type_full_name(lc.clock_type);
     if (!cn) {
         snprintf(clock, sizeof clock, "%u", (unsigned)lc.clock_type);
         cn = clock;
     }
-    ETL_CELL(v, lt->extra[X_CLOCK_NAME], s, cn, true);
+    ETL_CELL_STR(v, lt->extra[X_CLOCK_NAME], cn, true);
     etl_lc_flags_str(win, lc.flags, flags, sizeof flags);
-    ETL_CELL(v, lt->extra[X_FLAGS_NAMES], s, flags, true);
+    ETL_CELL_STR(v, lt->extra[X_FLAGS_NAMES], flags, true);
     if (win >= ETL_WIN_62)
         ETL_CELL(v, lt->extra[X_SYSTEM_LOGGER_INDEX], u, ETL_LC_SYSTEM_LOGGER_INDEX(lc.flags),
                  true);
     etl_lc_request_flag_str(win, lc.request_flag, request, sizeof request);
-    ETL_CELL(v, lt->extra[X_REQUEST_NAMES], s, request, true);
+    ETL_CELL_STR(v, lt->extra[X_REQUEST_NAMES], request, true);
     if (etl_print_begin_file(p, path) || etl_print_begin_table(p, t) ||
         etl_print_row(p, v) || etl_print_end_table(p) || etl_print_end_file(p))
         return -1;

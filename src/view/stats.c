@@ -349,10 +349,10 @@ static int emit(struct etl_printer *p, struct etl_file *f, const char *section,
                 const char *name, const struct tally *t, const char *ename)
 {
     struct etl_value v[S_COUNT_COLS] = { 0 };
-    ETL_CELL(v, S_EVENT_NAME, s, ename, ename != NULL);
-    v[S_FILE].v.s = etl_file_name(f);
-    v[S_SECTION].v.s = section;
-    v[S_NAME].v.s = name;
+    ETL_CELL_STR(v, S_EVENT_NAME, ename, ename != NULL);
+    v[S_FILE].v.str = etl_file_name(f);
+    v[S_SECTION].v.str = section;
+    v[S_NAME].v.str = name;
     v[S_COUNT].v.u = t->count;
     v[S_BYTES].v.u = t->bytes;
     v[S_FIRST].v.i = t->first;

@@ -893,7 +893,7 @@ static void figure_cells(struct etl_value *v, struct figures *g, bool rt, char *
     ETL_CELL(v, M_READY_TIME, i, w->ready_time, true);
     ETL_CELL(v, M_MIGRATIONS, u, g->migrations, true);
     reasons_text(w, rbuf, rcap);
-    ETL_CELL(v, M_WAIT_REASONS, s, rbuf, rbuf[0] != '\0');
+    ETL_CELL_STR(v, M_WAIT_REASONS, rbuf, rbuf[0] != '\0');
 }
 
 /* Fills the DPC and ISR cells (when the file has such events). */
@@ -1461,9 +1461,9 @@ static int print_process(struct etl_printer *p, struct summary *m, struct prow *
         return 0;
     struct etl_value v[M_COUNT];
     memset(v, 0, sizeof v);
-    ETL_CELL(v, M_SCOPE, s, "process", true);
+    ETL_CELL_STR(v, M_SCOPE, "process", true);
     ETL_CELL(v, M_PID, u, q->pid, true);
-    ETL_CELL(v, M_PROCESS, s, img, img != NULL);
+    ETL_CELL_STR(v, M_PROCESS, img, img != NULL);
     ETL_CELL(v, M_THREADS, u, q->threads, true);
     figure_cells(v, &q->fig, pr->ready, rbuf, rcap);
     if (q->nready)
@@ -1482,17 +1482,17 @@ static int print_thread(struct etl_printer *p, struct summary *m, struct thr *t,
         return 0;
     struct etl_value v[M_COUNT];
     memset(v, 0, sizeof v);
-    ETL_CELL(v, M_SCOPE, s, "thread", true);
+    ETL_CELL_STR(v, M_SCOPE, "thread", true);
     ETL_CELL(v, M_PID, u, t->pid, t->pid_known);
     ETL_CELL(v, M_TID, u, t->tid, true);
-    ETL_CELL(v, M_PROCESS, s, img, img != NULL);
+    ETL_CELL_STR(v, M_PROCESS, img, img != NULL);
     const char *tname = etl_procmap_str(m->map, t->name);
-    ETL_CELL(v, M_THREAD_NAME, s, tname, tname != NULL);
+    ETL_CELL_STR(v, M_THREAD_NAME, tname, tname != NULL);
     figure_cells(v, &t->fig, pr->ready, rbuf, 2048);
     if (t->nready)
         pct_cells(v, t->rv, t->nrv, t->rmax);
     readiers_text(t, tbuf, 1024);
-    ETL_CELL(v, M_TOP_READIERS, s, tbuf, tbuf[0] != '\0');
+    ETL_CELL_STR(v, M_TOP_READIERS, tbuf, tbuf[0] != '\0');
     return etl_print_row(p, v);
 }
 
@@ -1747,14 +1747,14 @@ static int print_rows(struct etl_printer *p, struct summary *m, const struct pre
             continue;
         struct etl_value v[M_COUNT];
         memset(v, 0, sizeof v);
-        ETL_CELL(v, M_SCOPE, s, "cpu", true);
+        ETL_CELL_STR(v, M_SCOPE, "cpu", true);
         ETL_CELL(v, M_CPU, u, i, true);
         ETL_CELL(v, M_SWITCH_INS, u, c->switches, true);
         ETL_CELL(v, M_BUSY_TIME, i, c->busy, true);
         ETL_CELL(v, M_IDLE_TIME, i, c->idle, true);
         intr_cells(v, pr->intr, c->dpc, c->isr);
         cstates_text(c, decimals, tbuf, sizeof tbuf);
-        ETL_CELL(v, M_IDLE_BY_CSTATE, s, tbuf, tbuf[0] != '\0');
+        ETL_CELL_STR(v, M_IDLE_BY_CSTATE, tbuf, tbuf[0] != '\0');
         rc = etl_print_row(p, v);
     }
     return rc;
@@ -1789,7 +1789,7 @@ static int print_routines(struct etl_printer *p, struct summary *m)
             break;
         struct etl_value v[R_COUNT];
         memset(v, 0, sizeof v);
-        ETL_CELL(v, R_TYPE, s, etl_intr_type_name(r->type), !r->other);
+        ETL_CELL_STR(v, R_TYPE, etl_intr_type_name(r->type), !r->other);
         ETL_CELL(v, R_ROUTINE, u, r->addr, !r->other);
         ETL_CELL(v, R_COUNT_, u, r->count, true);
         ETL_CELL(v, R_TOTAL_TIME, i, r->time, true);

@@ -61,18 +61,20 @@ static const struct etl_column switch_cols[W_COUNT] = {
 
 const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false };
 
-static const char *const form_names[] = { "idle_short", "idle", "lite", "full" };
+static const struct etl_sized_name form_names[] = {
+    { "idle_short", 10 }, { "idle", 4 }, { "lite", 4 }, { "full", 4 },
+};
 
 /* Sets cell c to a name from lookup, or to the number when it has none. */
-static void set_name(struct etl_value *c, const char *name, unsigned num, char *buf,
-                     size_t cap)
+static void set_name(struct etl_value *c, const struct etl_sized_name *name, unsigned num,
+                     char *buf, size_t cap)
 {
-    if (!name) {
-        snprintf(buf, cap, "%u", num);
-        name = buf;
+    if (name) {
+        ETL_CELL_STRN(c, 0, name->s, name->n, true);
+        return;
     }
-    c->v.s = name;
-    c->set = true;
+    snprintf(buf, cap, "%u", num);
+    ETL_CELL_STR(c, 0, buf, true);
 }
 
 /* Returns a - b, saturated: hostile timestamps convert to the ends of the
@@ -149,27 +151,30 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     ETL_CELL(v, W_NEW_PRIORITY, i, sw->new_priority, h & SW_NEW_PRIORITY);
     v[W_OLD_STATE].set = v[W_OLD_WAIT_REASON].set = v[W_OLD_WAIT_MODE].set = false;
     if (h & SW_OLD_STATE)
-        set_name(&v[W_OLD_STATE], etl_thread_state_name(sw->old_state), sw->old_state, b1,
+        set_name(&v[W_OLD_STATE], etl_thread_state_sized(sw->old_state), sw->old_state, b1,
                  sizeof b1);
     if (h & SW_OLD_WAIT_REASON)
-        set_name(&v[W_OLD_WAIT_REASON], etl_wait_reason_name(sw->old_wait_reason),
+        set_name(&v[W_OLD_WAIT_REASON], etl_wait_reason_sized(sw->old_wait_reason),
                  sw->old_wait_reason, b2, sizeof b2);
     if (h & SW_OLD_WAIT_MODE)
-        set_name(&v[W_OLD_WAIT_MODE], etl_wait_mode_name(sw->old_wait_mode),
+        set_name(&v[W_OLD_WAIT_MODE], etl_wait_mode_sized(sw->old_wait_mode),
                  sw->old_wait_mode, b3, sizeof b3);
     ETL_CELL(v, W_NEW_WAIT_TIME, u, sw->new_wait_time, h & SW_NEW_WAIT_TIME);
     ETL_CELL(v, W_IDEAL_CPU, u, sw->ideal_cpu, h & SW_IDEAL_CPU);
     ETL_CELL(v, W_PREV_CSTATE, u, sw->prev_cstate, h & SW_PREV_CSTATE);
     ETL_CELL(v, W_NEW_PRI_DECREMENT, i, sw->new_priority_decrement, h & SW_NEW_PRI_DECREMENT);
     ETL_CELL(v, W_OLD_QUANTUM, i, sw->old_remaining_quantum, h & SW_OLD_QUANTUM);
-    ETL_CELL(v, W_SOURCE, s, sw->source == ETL_SW_COMPACT ? "compact" : "cswitch", true);
-    ETL_CELL(v, W_COMPACT_FORM, s, sw->form < 4 ? form_names[sw->form] : "", sw->form < 4);
+    ETL_CELL_STRN(v, W_SOURCE, sw->source == ETL_SW_COMPACT ? "compact" : "cswitch", 7, true);
+    if (sw->form < 4)
+        ETL_CELL_STRN(v, W_COMPACT_FORM, form_names[sw->form].s, form_names[sw->form].n, true);
+    else
+        v[W_COMPACT_FORM].set = false;
     ETL_CELL(v, W_OLD_RANK, u, sw->old_rank, h & SW_OLD_RANK);
     ETL_CELL(v, W_FLAGS, u, sw->flags, h & SW_FLAGS);
     ETL_CELL(v, W_OLD_PID, u, x->wo.pid, x->wo.known);
-    ETL_CELL(v, W_OLD_PROCESS, s, x->wo.image, x->wo.image != NULL);
+    ETL_CELL_STRN(v, W_OLD_PROCESS, x->wo.image, x->wo.image_len, x->wo.image != NULL);
     ETL_CELL(v, W_NEW_PID, u, x->wn.pid, x->wn.known);
-    ETL_CELL(v, W_NEW_PROCESS, s, x->wn.image, x->wn.image != NULL);
+    ETL_CELL_STRN(v, W_NEW_PROCESS, x->wn.image, x->wn.image_len, x->wn.image != NULL);
     const struct etl_sched_facts *sf = &x->sf;
     int64_t ns = etl_clock_ns(clk, sw->ts);
     uint32_t k = sf->has;
@@ -189,11 +194,11 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     ETL_CELL(v, W_READYING_TID, u, sf->readying_tid, k & ETL_SF_READIER);
     ETL_CELL(v, W_READIED_BY_DPC, u, (sf->ready_flag & ETL_READY_FROM_DPC) ? 1 : 0,
              k & ETL_SF_READIED);
-    struct etl_who wr = { 0, NULL, ETL_PM_NONE, ETL_PM_NONE, false };
+    struct etl_who wr = { 0, 0, NULL, ETL_PM_NONE, ETL_PM_NONE, false };
     if (k & ETL_SF_READIER)
         etl_procmap_who(cx->map, sf->readying_tid, sf->readied_at, &wr);
     ETL_CELL(v, W_READYING_PID, u, wr.pid, wr.known);
-    ETL_CELL(v, W_READYING_PROCESS, s, wr.image, wr.image != NULL);
+    ETL_CELL_STRN(v, W_READYING_PROCESS, wr.image, wr.image_len, wr.image != NULL);
     ETL_CELL(v, W_NEW_RUN, i, x->has_next ? sub_sat(etl_clock_ns(clk, x->next_ts), ns) : 0,
              x->has_next);
     return etl_print_row(p, v);

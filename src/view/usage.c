@@ -618,7 +618,7 @@ static bool view_interval(void *ctx, int64_t start, int64_t end, struct etl_usag
         any = true;
         row[U_PID].v.u = p->pid;
         row[U_PID].set = p->pid_known;
-        row[U_PROCESS].v.s = p->image;
+        row[U_PROCESS].v.str = p->image;
         row[U_PROCESS].set = p->image != NULL;
         row[U_CPU_TIME].v.i = e[i].ns;
         row[U_PERCENT].v.i = percent(e[i].ns, end - start);

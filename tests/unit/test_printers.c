@@ -157,12 +157,12 @@ static void fill_row(size_t row, struct etl_value *v)
     v[C_H16].v.u = 0xab;
     v[C_H32].v.u = 0xdeadbeef;
     v[C_H64].v.u = 0x1234;
-    v[C_NAME].v.s = scalar_text[C_NAME];
-    v[C_STR].v.s = cell_str(row, C_STR);
+    v[C_NAME].v.str = scalar_text[C_NAME];
+    v[C_STR].v.str = cell_str(row, C_STR);
     v[C_GUID].v.g = guid_bytes;
     v[C_TIME].v.i = 16000;
     v[C_FT].v.i = 132949636352722435LL;
-    v[C_STR2].v.s = cell_str(row, C_STR2);
+    v[C_STR2].v.str = cell_str(row, C_STR2);
     for (size_t c = 0; c < NCOLS; c++)
         v[c].set = cell_set(row, c);
 }
@@ -1011,6 +1011,7 @@ static void fill_view_row(const struct etl_table *t, struct etl_value *v, int va
     for (size_t c = 0; c < t->ncols; c++) {
         const struct etl_column *col = &t->cols[c];
         v[c].set = true;
+        v[c].len = 0;
         switch (col->type) {
         case ETL_COL_UINT:
         case ETL_COL_HEX16:
@@ -1039,10 +1040,10 @@ static void fill_view_row(const struct etl_table *t, struct etl_value *v, int va
             break;
         case ETL_COL_NAME:
         case ETL_COL_STR:
-            v[c].v.s = variant ? hostile_fixed[8] : long_dirty;
+            v[c].v.str = variant ? hostile_fixed[8] : long_dirty;
             for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
                 if (strcmp(col->name, names[k][0]) == 0)
-                    v[c].v.s = names[k][1];
+                    v[c].v.str = names[k][1];
             break;
         }
     }
@@ -1198,11 +1199,11 @@ START_TEST(text_exact_lines)
         struct etl_value v[T_N];
         const struct trow *w = &rows[r];
         ETL_CELL(v, T_A, u, w->a, !(w->unset >> T_A & 1));
-        ETL_CELL(v, T_B, s, w->b, !(w->unset >> T_B & 1));
-        ETL_CELL(v, T_C, s, w->c, !(w->unset >> T_C & 1));
+        ETL_CELL_STR(v, T_B, w->b, !(w->unset >> T_B & 1));
+        ETL_CELL_STR(v, T_C, w->c, !(w->unset >> T_C & 1));
         ETL_CELL(v, T_H, u, 1, true);
         ETL_CELL(v, T_D, i, w->d, !(w->unset >> T_D & 1));
-        ETL_CELL(v, T_E, s, w->e, !(w->unset >> T_E & 1));
+        ETL_CELL_STR(v, T_E, w->e, !(w->unset >> T_E & 1));
         ck_assert_int_eq(etl_print_row(p, v), 0);
     }
     size_t len;
