@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "inline.h"
+
 /* Longest output of the number formatters (a sign and 20 digits, or 0x and
  * 16 hex digits), and of etl_filetime_iso, without the terminator. */
 #define ETL_FMT_NUM_MAX 21
@@ -25,7 +27,7 @@ extern const char etl_digit_pairs[201];
  * halves of four digits, each of those into two of two, each of those into
  * two digits, every step on all lanes of one 64-bit word at once (q * 10486
  * >> 20 is q / 100 for q < 10^4, and q * 103 >> 10 is q / 10 for q < 100). */
-static inline uint64_t etl_fmt_digits8(uint32_t v)
+ETL_INLINE uint64_t etl_fmt_digits8(uint32_t v)
 {
     uint64_t x = (uint64_t)(v / 10000u) | ((uint64_t)(v % 10000u) << 32);
     uint64_t hundreds = ((x * 10486u) >> 20) & 0x0000007F0000007Full;
@@ -36,7 +38,7 @@ static inline uint64_t etl_fmt_digits8(uint32_t v)
 }
 
 /* Stores the eight bytes of d at out, lowest first. */
-static inline void etl_fmt_store8(char *out, uint64_t d)
+ETL_INLINE void etl_fmt_store8(char *out, uint64_t d)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     memcpy(out, &d, 8);
@@ -52,7 +54,7 @@ size_t etl_fmt_u64_wide(uint64_t v, char *out);
 /* Each writes at out and returns the length; no terminator is written. */
 /* Decimal. Inline up to four digits (counts, IDs, priorities: most numbers
  * a row shows), each two from the table. */
-static inline size_t etl_fmt_u64(uint64_t v, char *out)
+ETL_INLINE size_t etl_fmt_u64(uint64_t v, char *out)
 {
     if (v < 100) {
         if (v < 10) {
@@ -76,7 +78,7 @@ static inline size_t etl_fmt_u64(uint64_t v, char *out)
     return etl_fmt_u64_wide(v, out);
 }
 
-static inline size_t etl_fmt_i64(int64_t v, char *out)
+ETL_INLINE size_t etl_fmt_i64(int64_t v, char *out)
 {
     if (v >= 0)
         return etl_fmt_u64((uint64_t)v, out);
@@ -91,7 +93,7 @@ size_t etl_fmt_seconds(int64_t ns, int decimals, char *out);
 
 /* etl_fmt_seconds(ns, 9, out), inline for ns >= 0: the whole seconds, the
  * point, the first decimal and the other eight in one store. */
-static inline size_t etl_fmt_seconds9(int64_t ns, char *out)
+ETL_INLINE size_t etl_fmt_seconds9(int64_t ns, char *out)
 {
     if (ns < 0)
         return etl_fmt_seconds(ns, 9, out);

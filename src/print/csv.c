@@ -87,7 +87,7 @@ static const bool csv_special[256] = {
 /* Copies string s[0..n) to q when it needs no quoting and no replacement
  * (n < CELL_MAX); returns the bytes written, or 0 when csv_field must write
  * it (an empty string writes nothing either way). */
-static size_t csv_plain(char *q, const char *s, size_t n, bool from_file)
+ETL_INLINE size_t csv_plain(char *q, const char *s, size_t n, bool from_file)
 {
     if (n >= CELL_MAX)
         return 0;
@@ -102,10 +102,41 @@ static size_t csv_plain(char *q, const char *s, size_t n, bool from_file)
     return n;
 }
 
+/* Writes the value of cell v of column c at q (its separator is written
+ * already); returns where it ends, or NULL when csv_field must write it. */
+ETL_INLINE char *csv_value(const struct etl_printer *p, const struct etl_column *c,
+                              const struct etl_value *v, char *q)
+{
+    switch (c->type) {
+    case ETL_COL_UINT:
+        return q + etl_fmt_u64(v->v.u, q);
+    case ETL_COL_INT:
+        return q + etl_fmt_i64(v->v.i, q);
+    case ETL_COL_DURATION:
+        return q + etl_fmt_seconds9(v->v.i, q);
+    case ETL_COL_TIME:
+        if (p->time_mode == ETL_TIME_REL)
+            return q + etl_fmt_seconds9(etl_clock_ns(&p->clock, v->v.i), q);
+        break;
+    case ETL_COL_STR:
+    case ETL_COL_NAME: {
+        size_t n = etl_cell_len(v), k = csv_plain(q, v->v.str, n, c->type == ETL_COL_STR);
+        return k == 0 && n > 0 ? NULL : q + k;
+    }
+    case ETL_COL_FIELDS:
+        return NULL;
+    default:
+        break;
+    }
+    bool num;
+    return q + etl_format_scalar(p, c, v, q, &num);
+}
+
 /* Writes the cells of row vals from column `from` on, at most CELL_MAX
  * bytes each into one reservation of the output; returns the column it
  * stopped at, before a cell that needs the slow path (or t->ncols), or
- * SIZE_MAX after a write error. */
+ * SIZE_MAX after a write error. sep: the first cell has a separator
+ * before it even when it is the row's first. */
 static size_t csv_cells(struct etl_printer *p, const struct etl_table *t,
                         const struct etl_value *vals, size_t from, bool sep)
 {
@@ -118,53 +149,26 @@ static size_t csv_cells(struct etl_printer *p, const struct etl_table *t,
         return SIZE_MAX;
     char *q = d;
     size_t i = from;
-    size_t comma = i || sep; /* whether this cell has a separator before it */
-    for (; i < ncols; i++, comma = 1) {
-        const struct etl_value *v = &vals[i];
-        *q = ',';
-        q += comma;
-        if (!v->set)
-            continue;
-        const struct etl_column *c = &cols[i];
-        switch (c->type) {
-        case ETL_COL_UINT:
-            q += etl_fmt_u64(v->v.u, q);
-            break;
-        case ETL_COL_INT:
-            q += etl_fmt_i64(v->v.i, q);
-            break;
-        case ETL_COL_DURATION:
-            q += etl_fmt_seconds9(v->v.i, q);
-            break;
-        case ETL_COL_TIME:
-            if (p->time_mode == ETL_TIME_REL) {
-                q += etl_fmt_seconds9(etl_clock_ns(&p->clock, v->v.i), q);
-                break;
-            }
-            goto scalar;
-        case ETL_COL_STR:
-        case ETL_COL_NAME: {
-            size_t n = etl_cell_len(v), k = csv_plain(q, v->v.str, n, c->type == ETL_COL_STR);
-            if (k == 0 && n > 0) {
-                etl_out_advance(o, (size_t)(q - d));
-                return i; /* csv_field writes it */
-            }
-            q += k;
-            break;
+    if (i == 0 && !sep && ncols > 0) { /* the row's first cell: no separator */
+        if (vals[0].set && !(q = csv_value(p, &cols[0], &vals[0], d))) {
+            etl_out_advance(o, 0);
+            return 0;
         }
-        case ETL_COL_FIELDS:
-            etl_out_advance(o, (size_t)(q - d));
-            return i;
-        default:
-        scalar: {
-            bool num;
-            q += etl_format_scalar(p, c, v, q, &num);
-            break;
-        }
+        i = 1;
+    }
+    const struct etl_value *v = vals + i, *const end = vals + ncols;
+    const struct etl_column *c = cols + i;
+    for (; v < end; v++, c++) {
+        *q++ = ',';
+        if (ETL_UNLIKELY(v->set)) { /* most columns of most rows are empty */
+            char *e = csv_value(p, c, v, q);
+            if (!e)
+                break; /* csv_field writes it */
+            q = e;
         }
     }
     etl_out_advance(o, (size_t)(q - d));
-    return i;
+    return (size_t)(v - vals);
 }
 
 static int csv_row(struct etl_printer *p, const struct etl_value *vals)

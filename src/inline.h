@@ -1,0 +1,18 @@
+/*
+ * inline.h - ETL_INLINE: a small function of a row's inner loop that must
+ * be inlined where it is called (the compiler's own choice leaves some of
+ * them out of line, a call per cell); ETL_UNLIKELY(x): x is usually false,
+ * so that the compiler lays out the other way as the straight one.
+ */
+#ifndef ETLDUMP_INLINE_H
+#define ETLDUMP_INLINE_H
+
+#if defined(__GNUC__)
+#define ETL_INLINE static inline __attribute__((always_inline))
+#define ETL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define ETL_INLINE static inline
+#define ETL_UNLIKELY(x) (x)
+#endif
+
+#endif
