@@ -59,7 +59,21 @@ struct pool {
     bool nomem;               /* a string could not be stored */
 };
 
+/* Where the lifetimes of each ID begin in their array, once the map is
+ * finished: open addressing by ID, half full at most (NULL slots: not yet
+ * built; questions then search the whole array). */
+struct id_slot {
+    uint32_t id;
+    uint32_t first;           /* its first lifetime + 1; 0: an empty slot */
+};
+
+struct id_index {
+    struct id_slot *s;
+    size_t mask;
+};
+
 struct etl_procmap {
+    struct id_index tix, pix; /* of the thread and the process lifetimes */
     union tslot *t;           /* records, then lifetimes */
     size_t nt, tcap;
     union pslot *p;
@@ -289,10 +303,94 @@ static size_t lifetimes_upto(const void *base, size_t n, size_t size, size_t id_
     return lo;
 }
 
-static size_t threads_upto(const struct etl_procmap *m, uint32_t id, int64_t ts)
+static size_t id_home(uint32_t id, size_t mask)
 {
-    return lifetimes_upto(m->t, m->nthr, sizeof *m->t, offsetof(struct etl_pm_thread, tid),
-                          id, ts);
+    return (size_t)((id * 0x9E3779B1u) >> 7) & mask;
+}
+
+/* Indexes the lifetimes of an array of n (sorted by ID, then start, the ID
+ * at id_at in each of size bytes); false when out of memory. */
+static bool index_ids(struct id_index *ix, const void *base, size_t n, size_t size,
+                      size_t id_at)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    struct id_slot *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    const unsigned char *b = base;
+    for (size_t i = 0; i < n;) {
+        uint32_t id;
+        memcpy(&id, b + i * size + id_at, sizeof id);
+        size_t k = i + 1;
+        for (;; k++) {
+            uint32_t next;
+            if (k == n || (memcpy(&next, b + k * size + id_at, sizeof next), next != id))
+                break;
+        }
+        size_t j = id_home(id, cap - 1);
+        while (t[j].first)
+            j = (j + 1) & (cap - 1);
+        t[j] = (struct id_slot){ id, (uint32_t)i + 1 };
+        i = k;
+    }
+    ix->s = t;
+    ix->mask = cap - 1;
+    return true;
+}
+
+/* Returns true if the lifetime at p is one of id's that began at or before
+ * ts. */
+static bool in_force(const unsigned char *p, size_t id_at, uint32_t id, int64_t ts)
+{
+    int64_t start;
+    uint32_t pid;
+    memcpy(&start, p, sizeof start);
+    memcpy(&pid, p + id_at, sizeof pid);
+    return pid == id && start <= ts;
+}
+
+/* Returns the lifetime of id with the latest start at or before ts, or
+ * ETL_PM_NONE: through the index when there is one. */
+static uint32_t lifetime_at(const struct id_index *ix, const void *base, size_t n,
+                            size_t size, size_t id_at, uint32_t id, int64_t ts)
+{
+    const unsigned char *b = base;
+    size_t lo = 0;
+    if (ix->s) {
+        size_t j = id_home(id, ix->mask);
+        while (ix->s[j].first && ix->s[j].id != id)
+            j = (j + 1) & ix->mask;
+        if (!ix->s[j].first)
+            return ETL_PM_NONE;
+        lo = ix->s[j].first - 1;
+        int64_t start;
+        memcpy(&start, b + lo * size, sizeof start);
+        if (start > ts)
+            return ETL_PM_NONE;
+        /* The ID's lifetimes from lo on are in force at ts, then not: the
+         * last that is, by steps that double, then halve. */
+        size_t step = 1;
+        while (lo + step < n && in_force(b + (lo + step) * size, id_at, id, ts)) {
+            lo += step;
+            step *= 2;
+        }
+        size_t hi = lo + step < n ? lo + step : n;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (in_force(b + mid * size, id_at, id, ts))
+                lo = mid;
+            else
+                hi = mid;
+        }
+        return (uint32_t)lo;
+    }
+    size_t k = lifetimes_upto(b, n, size, id_at, id, ts);
+    uint32_t kid = 0;
+    if (k > 0)
+        memcpy(&kid, b + (k - 1) * size + id_at, sizeof kid);
+    return k > 0 && kid == id ? (uint32_t)(k - 1) : ETL_PM_NONE;
 }
 
 static size_t processes_upto(const struct etl_procmap *m, uint32_t id, int64_t ts)
@@ -413,16 +511,20 @@ bool etl_procmap_finish(struct etl_procmap *m)
     if (m->finished)
         return true;
     m->finished = true;
-    fold_processes(m);
-    fold_threads(m);
-    for (size_t i = 0; i < m->nproc; i++) {
-        struct etl_pm_process *pr = &m->p[i].l;
-        pr->image_len = pr->image != ETL_PM_NONE ? (uint32_t)strlen(m->pool.buf + pr->image) : 0;
-    }
     /* Questions go by offset: the table that found names is done. */
     free(m->pool.tab);
     m->pool.tab = NULL;
     m->pool.tcap = m->pool.n = 0;
+    fold_processes(m);
+    if (!index_ids(&m->pix, m->p, m->nproc, sizeof *m->p, offsetof(struct etl_pm_process, pid)))
+        return false;
+    fold_threads(m);
+    if (!index_ids(&m->tix, m->t, m->nthr, sizeof *m->t, offsetof(struct etl_pm_thread, tid)))
+        return false;
+    for (size_t i = 0; i < m->nproc; i++) {
+        struct etl_pm_process *pr = &m->p[i].l;
+        pr->image_len = pr->image != ETL_PM_NONE ? (uint32_t)strlen(m->pool.buf + pr->image) : 0;
+    }
     return true;
 }
 
@@ -543,6 +645,8 @@ void etl_procmap_free(struct etl_procmap *m)
         return;
     free(m->t);
     free(m->p);
+    free(m->tix.s);
+    free(m->pix.s);
     free(m->pool.buf);
     free(m->pool.tab);
     free(m);
@@ -555,16 +659,16 @@ uint32_t etl_procmap_thread_at(const struct etl_procmap *m, uint32_t tid, int64_
     if (!m)
         return ETL_PM_NONE;
     /* The latest start at or before ts. */
-    size_t k = threads_upto(m, tid, ts);
-    return k > 0 && m->t[k - 1].l.tid == tid ? (uint32_t)(k - 1) : ETL_PM_NONE;
+    return lifetime_at(&m->tix, m->t, m->nthr, sizeof *m->t,
+                       offsetof(struct etl_pm_thread, tid), tid, ts);
 }
 
 uint32_t etl_procmap_process_at(const struct etl_procmap *m, uint32_t pid, int64_t ts)
 {
     if (!m)
         return ETL_PM_NONE;
-    size_t k = processes_upto(m, pid, ts);
-    return k > 0 && m->p[k - 1].l.pid == pid ? (uint32_t)(k - 1) : ETL_PM_NONE;
+    return lifetime_at(&m->pix, m->p, m->nproc, sizeof *m->p,
+                       offsetof(struct etl_pm_process, pid), pid, ts);
 }
 
 const char *etl_procmap_str(const struct etl_procmap *m, uint32_t s)

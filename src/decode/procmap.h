@@ -30,14 +30,19 @@
  * ask about any time in any order.
  *
  * Memory. A record takes 24 bytes (thread) or 48 (process); the lifetimes
- * are folded into the same arrays in place, and questions are answered by
- * binary search over them (sorted by ID, then start), so no index is kept.
- * Names are stored once each. The map keeps at most ETL_PM_MAX_THREAD_RECORDS
+ * are folded into the same arrays in place (sorted by ID, then start), and
+ * an index by ID (8 bytes a slot, at most four slots an ID) finds an ID's
+ * first lifetime, the one in force when the ID has one (most have); the
+ * lifetimes of a reused ID are searched in the array. A row asks two or
+ * three such questions, and a search of the whole array each time took
+ * most of a row's time on a trace of thousands of threads. Names are
+ * stored once each. The map keeps at most ETL_PM_MAX_THREAD_RECORDS
  * thread records and ETL_PM_MAX_PROCESS_RECORDS process records (the first
  * ones in file order) and ETL_PM_MAX_NAME_BYTES of names, command lines
  * only while they take less than ETL_PM_MAX_CMDLINE_BYTES: with the table
- * that finds names while the map is built, 40 MiB at most, whatever the
- * file holds. A record past a limit (or whose name would pass it) is left
+ * that finds names while the map is built (freed before the indexes are
+ * made) or the indexes (12 MiB at most), 40 MiB at most, whatever the file
+ * holds. A record past a limit (or whose name would pass it) is left
  * out and counted: a thread known only from records left out is unknown, a
  * process likewise has no image. The pre-pass warns once.
  */

@@ -108,6 +108,52 @@ START_TEST(tid_reuse_across_processes)
 }
 END_TEST
 
+/* Many TIDs, some started once and some hundreds of times (in another
+ * process each time), asked at random times: each answer is the lifetime
+ * with the latest start at or before the time, as a search of every start
+ * finds it, through the index by TID and the steps among a TID's
+ * lifetimes. */
+START_TEST(many_lifetimes)
+{
+    enum { TIDS = 3000, MAXREUSE = 300 };
+    struct etl_procmap *m = etl_procmap_new();
+    ck_assert_ptr_nonnull(m);
+    static int64_t start[TIDS][MAXREUSE];
+    static unsigned nlife[TIDS];
+    uint64_t seed = 0x5eed;
+    uint32_t pid = 8;
+    for (unsigned t = 0; t < TIDS; t++) {
+        uint64_t r = unit_rand(&seed);
+        nlife[t] = t % 97 == 0 ? 1 + (unsigned)(r % MAXREUSE) : 1 + (unsigned)(r % 3);
+        int64_t ts = (int64_t)(r >> 40) % 1000;
+        for (unsigned k = 0; k < nlife[t]; k++) {
+            start[t][k] = ts;
+            /* TIDs 4 apart, as Windows gives them; added in no time order */
+            thr(m, ts, ETL_PT_START, pid++, 4 * t + 4);
+            ts += 1 + (int64_t)(unit_rand(&seed) % 50);
+        }
+    }
+    ck_assert(etl_procmap_finish(m));
+    uint32_t first_pid[TIDS];
+    for (unsigned t = 0, p = 8; t < TIDS; p += nlife[t], t++)
+        first_pid[t] = p;
+    unsigned bad = 0;
+    for (unsigned q = 0; q < 200000; q++) {
+        uint64_t r = unit_rand(&seed);
+        unsigned t = (unsigned)(r % (TIDS + 10)); /* and TIDs never seen */
+        int64_t ts = (int64_t)((r >> 32) % 20000) - 100;
+        long want = -1;
+        for (unsigned k = 0; t < TIDS && k < nlife[t]; k++)
+            if (start[t][k] <= ts)
+                want = (long)(first_pid[t] + k);
+        if (pid_at(m, 4 * t + 4, ts) != want)
+            bad++;
+    }
+    ck_assert_uint_eq(bad, 0);
+    etl_procmap_free(m);
+}
+END_TEST
+
 START_TEST(rundown_at_one_end)
 {
     /* Only the end rundown (as in etwa-tracelogging): DCEnd and End alone
@@ -408,6 +454,7 @@ int main(void)
     Suite *s = suite_create("procmap");
     TCase *tc = tcase_create("map");
     tcase_add_test(tc, tid_reuse_across_processes);
+    tcase_add_test(tc, many_lifetimes);
     tcase_add_test(tc, rundown_at_one_end);
     tcase_add_test(tc, started_during_trace);
     tcase_add_test(tc, defunct_and_pid_reuse);
