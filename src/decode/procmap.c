@@ -358,6 +358,8 @@ static uint32_t lifetime_at(const struct id_index *ix, const void *base, size_t 
 {
     const unsigned char *b = base;
     size_t lo = 0;
+    if (n == 0)
+        return ETL_PM_NONE;
     if (ix->s) {
         size_t j = id_home(id, ix->mask);
         while (ix->s[j].first && ix->s[j].id != id)
@@ -656,7 +658,7 @@ void etl_procmap_free(struct etl_procmap *m)
 
 uint32_t etl_procmap_thread_at(const struct etl_procmap *m, uint32_t tid, int64_t ts)
 {
-    if (!m)
+    if (!m || m->nthr == 0)
         return ETL_PM_NONE;
     /* The latest start at or before ts. */
     return lifetime_at(&m->tix, m->t, m->nthr, sizeof *m->t,
@@ -665,7 +667,7 @@ uint32_t etl_procmap_thread_at(const struct etl_procmap *m, uint32_t tid, int64_
 
 uint32_t etl_procmap_process_at(const struct etl_procmap *m, uint32_t pid, int64_t ts)
 {
-    if (!m)
+    if (!m || m->nproc == 0)
         return ETL_PM_NONE;
     return lifetime_at(&m->pix, m->p, m->nproc, sizeof *m->p,
                        offsetof(struct etl_pm_process, pid), pid, ts);

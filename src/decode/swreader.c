@@ -40,6 +40,10 @@ struct etl_switch_reader {
     unsigned bias;
     struct etl_switch *batch;   /* scratch for one decoded batch */
     size_t batch_cap;
+    size_t *before;             /* scratch of place_switches */
+    size_t before_cap;
+    int64_t *sufmin;
+    size_t sufmin_cap;
     struct etl_switch_stats stats;
 };
 
@@ -51,10 +55,10 @@ static void reader_diag(void *ctx, const struct etl_event *ev, size_t at,
     etl_report_event(r->f, ev, at, msg);
 }
 
-/* Makes room for one more event in c's queue; false when out of memory. */
-static bool queue_room(struct sw_cpu *c)
+/* Makes room for k more events in c's queue; false when out of memory. */
+static bool queue_room(struct sw_cpu *c, size_t k)
 {
-    if (c->n == c->cap && c->head > 0) {
+    if (c->n + k > c->cap && c->head > 0) {
         /* Move what is left to the front. */
         memmove(c->q, c->q + c->head, (c->n - c->head) * sizeof *c->q);
         c->n -= c->head;
@@ -64,7 +68,7 @@ static bool queue_room(struct sw_cpu *c)
         c->last = c->last != NONE && c->last >= c->head ? c->last - c->head : NONE;
         c->head = 0;
     }
-    return etl_grow(&c->q, &c->cap, c->n + 1, sizeof *c->q, 64);
+    return etl_grow(&c->q, &c->cap, c->n + k, sizeof *c->q, 64);
 }
 
 /* Ends the wait of c's latest switch: what follows is not linked to it.
@@ -79,39 +83,78 @@ static void cut(struct sw_cpu *c, bool all)
         c->final_end = c->n;
 }
 
-/* Queues a switch: it gives the pending switch its next switch (and a compact
- * one its new thread, §8.3 step 4), goes after the events of its CPU that
- * are not later, and waits for the next switch. */
-static bool place_switch(struct sw_cpu *c, const struct etl_switch *sw)
+/* Gives switch item p its next switch on the CPU, sw: its run ends there,
+ * unless the clock went back (a run does not end before it begins; the
+ * switches stay in the CPU's order), and a compact switch learns its new
+ * thread (§8.3 step 4). */
+static void link_next(struct etl_sched_item *p, const struct etl_switch *sw)
 {
-    if (!queue_room(c))
+    p->has_next = sw->ts >= p->ts;
+    p->next_ts = sw->ts;
+    if (!(p->u.sw.has & SW_NEW_TID) && (sw->has & SW_OLD_TID)) {
+        p->u.sw.new_tid = sw->old_tid;
+        p->u.sw.has |= SW_NEW_TID;
+    }
+}
+
+/* Queues the k switches sw (in the CPU's order): each gives the switch
+ * before it its next switch (link_next), goes after the events of its CPU
+ * that are not later and after the switch before it, and the last waits
+ * for the next switch. The events queued after the latest switch (the
+ * tail) are passed over once: a switch goes after the last tail event
+ * (the one nearest the end) not later than it, found by the suffix minima
+ * of the tail's times, and the tail moves back once for the whole batch.
+ * False when out of memory. */
+static bool place_switches(struct etl_switch_reader *r, struct sw_cpu *c,
+                           const struct etl_switch *sw, size_t k)
+{
+    if (k == 0)
+        return true;
+    if (!queue_room(c, k))
         return false;
     size_t lo = c->last != NONE && c->last + 1 > c->final_end ? c->last + 1 : c->final_end;
-    if (c->pend != NONE) {
-        struct etl_sched_item *p = &c->q[c->pend];
-        /* Its run ends here, unless the clock went back: a run does not end
-         * before it begins (the switches stay in the CPU's order). */
-        p->has_next = sw->ts >= p->ts;
-        p->next_ts = sw->ts;
-        if (!(p->u.sw.has & SW_NEW_TID) && (sw->has & SW_OLD_TID)) {
-            p->u.sw.new_tid = sw->old_tid;
-            p->u.sw.has |= SW_NEW_TID;
-        }
+    size_t m = c->n - lo;
+    struct etl_sched_item *tail = c->q + lo;
+    if (!etl_grow(&r->before, &r->before_cap, k, sizeof *r->before, 64) ||
+        (m && !etl_grow(&r->sufmin, &r->sufmin_cap, m, sizeof *r->sufmin, 64)))
+        return false;
+    if (m) {
+        r->sufmin[m - 1] = tail[m - 1].ts;
+        for (size_t j = m - 1; j-- > 0;)
+            r->sufmin[j] = tail[j].ts < r->sufmin[j + 1] ? tail[j].ts : r->sufmin[j + 1];
     }
-    size_t pos = c->n;
-    while (pos > lo && c->q[pos - 1].ts > sw->ts)
-        pos--;
-    memmove(c->q + pos + 1, c->q + pos, (c->n - pos) * sizeof *c->q);
-    c->n++;
-    struct etl_sched_item *it = &c->q[pos];
-    memset(it, 0, sizeof *it);
-    it->kind = ETL_SCHED_SWITCH;
-    it->ts = sw->ts;
-    it->cpu = sw->cpu;
-    it->stretch = c->stretch;
-    it->u.sw = *sw;
-    c->last = c->pend = pos;
-    c->final_end = pos;
+    /* How many tail events go before each switch: every one up to the last
+     * that is not later, which is past the last whose suffix holds one. */
+    size_t cur = 0;
+    for (size_t i = 0; i < k; i++) {
+        while (cur < m && r->sufmin[cur] <= sw[i].ts)
+            cur++;
+        r->before[i] = cur;
+    }
+    if (c->pend != NONE)
+        link_next(&c->q[c->pend], &sw[0]);
+    /* From the end: the tail events after each switch move back past the
+     * switches before them, then the switch goes in. */
+    size_t w = c->n + k, t = m;
+    for (size_t i = k; i-- > 0;) {
+        size_t cnt = t - r->before[i];
+        if (cnt) {
+            w -= cnt;
+            memmove(c->q + w, tail + r->before[i], cnt * sizeof *c->q);
+            t = r->before[i];
+        }
+        struct etl_sched_item *it = &c->q[--w];
+        memset(it, 0, sizeof *it);
+        it->kind = ETL_SCHED_SWITCH;
+        it->ts = sw[i].ts;
+        it->cpu = sw[i].cpu;
+        it->stretch = c->stretch;
+        it->u.sw = sw[i];
+        if (i + 1 < k)
+            link_next(it, &sw[i + 1]);
+    }
+    c->n += k;
+    c->last = c->pend = c->final_end = lo + r->before[k - 1] + k - 1;
     return true;
 }
 
@@ -119,7 +162,7 @@ static bool place_switch(struct sw_cpu *c, const struct etl_switch *sw)
 static bool place_other(struct sw_cpu *c, const struct etl_event *ev, uint8_t kind,
                         const struct etl_record *rec)
 {
-    if (!queue_room(c))
+    if (!queue_room(c, 1))
         return false;
     struct etl_sched_item *it = &c->q[c->n++];
     memset(it, 0, sizeof *it);
@@ -163,18 +206,15 @@ static bool take(struct etl_switch_reader *r, struct sw_cpu *c, const struct etl
     switch (d->kind) {
     case ETL_REC_CSWITCH:
         r->stats.cswitch++;
-        return place_switch(c, &rec->u.sw);
+        return place_switches(r, c, &rec->u.sw, 1);
     case ETL_REC_CSWITCH_BATCH: {
         size_t k = expand_batch(r, ev, &rec->u.batch);
         if (k == SIZE_MAX)
             return false;
         r->stats.compact += k;
-        for (size_t i = 0; i < k; i++) {
+        for (size_t i = 0; i < k; i++)
             count_state_wr(r, &r->batch[i]);
-            if (!place_switch(c, &r->batch[i]))
-                return false;
-        }
-        return true;
+        return place_switches(r, c, r->batch, k);
     }
     case ETL_REC_READY:
         return place_other(c, ev, ETL_SCHED_READY, rec);
@@ -382,5 +422,7 @@ void etl_switch_reader_free(struct etl_switch_reader *r)
     free(r->cpu);
     etl_heap_free(&r->heap);
     free(r->batch);
+    free(r->before);
+    free(r->sufmin);
     free(r);
 }

@@ -587,6 +587,103 @@ START_TEST(reader_time_order_compact)
 }
 END_TEST
 
+/* One event of the reference's queue: its kind, time and, for a switch,
+ * its old thread. */
+struct ref_ev {
+    uint8_t kind;
+    int64_t ts;
+    uint32_t old_tid;
+};
+
+/* Compact batches on one CPU among many ReadyThreads (logged before the
+ * batch that holds the switches around them): the reader hands the events
+ * out in the order of the rule it had when it placed each switch alone:
+ * the CPU's events in stream order, each switch of a batch put after the
+ * last event queued since the switch before it (the one nearest the end)
+ * that is not later than it. The reference replays that rule on the
+ * stream, read event by event. */
+START_TEST(reader_batch_order)
+{
+    struct trace t;
+    trace_open(&t, 1);
+    uint64_t seed = 42;
+    int64_t ts = 100000;
+    uint32_t cur = 0;
+    for (int i = 0; i < 3000; i++) {
+        uint64_t r = unit_rand(&seed);
+        if (r % 3 == 0) { /* a ReadyThread, sometimes at a switch's time */
+            ts += (int64_t)((r >> 8) % 3);
+            add_ready(&t, 0, ts, 40 + (uint32_t)(r >> 20) % 30);
+            continue;
+        }
+        uint32_t next = r % 7 == 0 ? 0 : 40 + (uint32_t)(r >> 24) % 12;
+        ts += 1 + (int64_t)((r >> 32) % 900);
+        add_switch(&t, true, 0, ts, cur, next);
+        cur = next;
+    }
+    char err[200];
+    ck_assert_int_eq(etlw_close(t.w, NULL, err, sizeof err), 0);
+    enum etl_open_status st;
+    struct etl_file *f = etl_open_path(t.path, NULL, &st);
+    ck_assert_ptr_nonnull(f);
+    /* The reference, from the stream. */
+    static struct ref_ev q[8192];
+    static struct etl_switch batch[2048];
+    size_t n = 0, last = SIZE_MAX, passed = 0;
+    struct etl_streams *ss = etl_streams_new(f);
+    struct etl_stream *cs = etl_streams_cpu(ss, 0);
+    struct etl_event ev;
+    while (etl_stream_next(cs, &ev)) {
+        const struct etl_decoder *d = etl_dispatch(&ev);
+        struct etl_record rec;
+        if ((d->kind != ETL_REC_READY && d->kind != ETL_REC_CSWITCH_BATCH) ||
+            !etl_decode(&ev, d, &rec))
+            continue;
+        if (d->kind == ETL_REC_READY) {
+            ck_assert_uint_lt(n, 8192);
+            q[n++] = (struct ref_ev){ ETL_SCHED_READY, ev.ts, 0 };
+            continue;
+        }
+        uint64_t implausible = 0;
+        size_t k = etl_decode_batch(&ev, &rec.u.batch, 0x27, batch, 2048, NULL, NULL,
+                                    &implausible);
+        for (size_t i = 0; i < k; i++) {
+            size_t lo = last == SIZE_MAX ? 0 : last + 1, pos = n;
+            while (pos > lo && q[pos - 1].ts > batch[i].ts)
+                pos--;
+            passed += pos < n;
+            ck_assert_uint_lt(n, 8192);
+            memmove(q + pos + 1, q + pos, (n - pos) * sizeof *q);
+            q[pos] = (struct ref_ev){ ETL_SCHED_SWITCH, batch[i].ts, batch[i].old_tid };
+            n++;
+            last = pos;
+        }
+    }
+    etl_streams_free(ss);
+    /* The reader. */
+    struct etl_streams *s = etl_streams_new(f);
+    struct etl_switch_reader *r = etl_sched_reader_new(f, s, 0);
+    ck_assert_ptr_nonnull(r);
+    struct etl_sched_item it;
+    size_t got = 0;
+    while (etl_sched_next(r, &it)) {
+        ck_assert_uint_lt(got, n);
+        ck_assert_uint_eq(it.kind, q[got].kind);
+        ck_assert_int_eq(it.ts, q[got].ts);
+        if (it.kind == ETL_SCHED_SWITCH)
+            ck_assert_uint_eq(it.u.sw.old_tid, q[got].old_tid);
+        got++;
+    }
+    ck_assert_uint_eq(got, n);
+    ck_assert_uint_gt(passed, 500); /* switches went before ReadyThreads read earlier */
+    ck_assert_uint_eq(etl_file_problems(f), 0);
+    etl_switch_reader_free(r);
+    etl_streams_free(s);
+    etl_close(f);
+    unlink(t.path);
+}
+END_TEST
+
 START_TEST(reader_lost_buffer)
 {
     /* CSwitch events on CPU 0 with a buffer flagged BUFFER_LOST between the
@@ -664,6 +761,7 @@ int main(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("reader");
     tcase_add_test(tc, reader_time_order_compact);
+    tcase_add_test(tc, reader_batch_order);
     tcase_add_test(tc, reader_lost_buffer);
     suite_add_tcase(s, tc);
     return unit_run(s);
