@@ -41,18 +41,6 @@ static inline size_t digits_u64(uint64_t v)
     return (size_t)t + ((v | 1u) >= pow10_u64[t]);
 }
 
-/* Stores the low four bytes of d at out, lowest first. */
-static inline void store4(char *out, uint64_t d)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t w = (uint32_t)d;
-    memcpy(out, &w, 4);
-#else
-    for (unsigned i = 0; i < 4; i++)
-        out[i] = (char)(d >> (8 * i));
-#endif
-}
-
 /* Stores the low two bytes of d at out, lowest first. */
 static inline void store2(char *out, uint64_t d)
 {
@@ -65,8 +53,8 @@ static inline void store2(char *out, uint64_t d)
 static inline void put_first(char *out, uint64_t d, unsigned n)
 {
     if (n >= 4) {
-        store4(out, d);
-        store4(out + n - 4, d >> (8 * (n - 4)));
+        etl_fmt_store4(out, d);
+        etl_fmt_store4(out + n - 4, d >> (8 * (n - 4)));
     } else if (n >= 2) {
         store2(out, d);
         store2(out + n - 2, d >> (8 * (n - 2)));

@@ -48,6 +48,18 @@ ETL_INLINE void etl_fmt_store8(char *out, uint64_t d)
 #endif
 }
 
+/* Stores the low four bytes of d at out, lowest first. */
+ETL_INLINE void etl_fmt_store4(char *out, uint64_t d)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t w = (uint32_t)d;
+    memcpy(out, &w, 4);
+#else
+    for (unsigned i = 0; i < 4; i++)
+        out[i] = (char)(d >> (8 * i));
+#endif
+}
+
 /* etl_fmt_u64 from 10^4 on (fmt.c). */
 size_t etl_fmt_u64_wide(uint64_t v, char *out);
 
@@ -109,6 +121,27 @@ ETL_INLINE size_t etl_fmt_seconds9(int64_t ns, char *out)
     out[n + 1] = (char)('0' + first);
     etl_fmt_store8(out + n + 2, etl_fmt_digits8(frac - first * 100000000u));
     return n + 10;
+}
+
+/* etl_fmt_seconds(ns, 6, out), inline for ns >= 0, as etl_fmt_seconds9. */
+ETL_INLINE size_t etl_fmt_seconds6(int64_t ns, char *out)
+{
+    if (ns < 0)
+        return etl_fmt_seconds(ns, 6, out);
+    uint64_t secs = (uint64_t)ns / 1000000000u;
+    uint32_t frac = (uint32_t)((uint64_t)ns - secs * 1000000000u);
+    size_t n = 1;
+    if (secs < 10)
+        out[0] = (char)('0' + secs);
+    else
+        n = etl_fmt_u64(secs, out);
+    uint32_t first = frac / 100000000u;
+    uint64_t rest = etl_fmt_digits8(frac - first * 100000000u);
+    out[n] = '.';
+    out[n + 1] = (char)('0' + first);
+    etl_fmt_store4(out + n + 2, rest);
+    out[n + 6] = (char)(rest >> 32);
+    return n + 7;
 }
 
 /* Writes a FILETIME as ISO 8601 UTC with 7 fractional digits (years

@@ -75,14 +75,15 @@ static const bool json_special[256] = {
 /* The longest string value written without json_string, and the room a
  * key and its value take at most on that path. */
 #define PLAIN_MAX 64
-#define KEY_MAX 64
+#define KEY_MAX 32
 
 /* The keys of the columns of the table being written, each as `,"name":`
- * in a slot of KEY_SLOT bytes, copied whole (a fixed size is a few
- * moves); made on the first row of each table (a fork makes its own;
- * without memory for them the row fails as out of memory). A key of len
- * 0 has a name too long for a slot: json_cell writes it the slow way. */
-#define KEY_SLOT (KEY_MAX + 8)
+ * in a slot, of which KEY_MAX bytes are copied whole from the comma or past
+ * it (a fixed size is a few moves); made on the first row of each table (a
+ * fork makes its own; without memory for them the row fails as out of
+ * memory). A key of len 0 has a name too long for a slot: json_cell writes
+ * it the slow way. */
+#define KEY_SLOT (KEY_MAX + 1)
 struct json_key {
     char s[KEY_SLOT];
     size_t len;
@@ -116,7 +117,7 @@ static const struct json_key *json_keys(struct etl_printer *p, const struct etl_
         size_t nl = strlen(t->cols[i].name);
         memset(k->s, 0, sizeof k->s);
         k->len = 0;
-        if (nl > KEY_MAX)
+        if (nl + 4 > KEY_MAX)
             continue;
         k->s[0] = ',';
         k->s[1] = '"';
@@ -161,9 +162,9 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
     struct etl_out *o = p->out;
     char *d = key->len ? etl_out_space(o, KEY_MAX + PLAIN_MAX + 8) : NULL;
     if (d) {
-        /* The whole slot, from its comma or past it: the value overwrites
-         * what follows the key. */
-        memcpy(d, key->s + first, KEY_SLOT - 1);
+        /* KEY_MAX bytes of the slot, from its comma or past it: the value
+         * overwrites what follows the key. */
+        memcpy(d, key->s + first, KEY_MAX);
         size_t k = key->len - first;
         switch (c->type) {
         case ETL_COL_UINT:
@@ -179,13 +180,15 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
         case ETL_COL_STR:
         case ETL_COL_NAME: {
             const unsigned char *s = (const unsigned char *)v->v.str;
-            size_t n = 0;
-            while (n < PLAIN_MAX && !json_special[s[n]])
-                n++;
-            if (s[n] != 0)
+            size_t n = etl_cell_len(v), j = 0;
+            if (n > PLAIN_MAX)
                 break; /* json_string writes it */
+            while (j < n && !json_special[s[j]])
+                j++;
+            if (j < n)
+                break;
             d[k++] = '"';
-            memcpy(d + k, s, n);
+            etl_copy_small(d + k, v->v.str, n);
             k += n;
             d[k++] = '"';
             etl_out_advance(o, k);
@@ -193,6 +196,15 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
         }
         case ETL_COL_FIELDS:
             break;
+        case ETL_COL_TIME:
+            if (p->time_mode == ETL_TIME_REL) { /* a string, nine decimals */
+                d[k] = '"';
+                k += 1 + etl_fmt_seconds9(etl_clock_ns(&p->clock, v->v.i), d + k + 1);
+                d[k++] = '"';
+                etl_out_advance(o, k);
+                return;
+            }
+            /* fall through */
         default: {
             bool quoted;
             size_t n = json_scalar(p, c, v, d + k + 1, &quoted);
@@ -245,13 +257,13 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
         json_string(p->out, p->file);
         first = false;
     }
-    const size_t ncols = t->ncols;
-    const struct etl_column *const cols = t->cols;
-    for (size_t i = 0; i < ncols; i++) {
-        if (!vals[i].set)
-            continue;
-        json_cell(p, &cols[i], &keys[i], &vals[i], first);
-        first = false;
+    const struct etl_column *c = t->cols;
+    const struct json_key *k = keys;
+    for (const struct etl_value *v = vals, *const end = vals + t->ncols; v < end; v++, c++, k++) {
+        if (ETL_UNLIKELY(v->set)) { /* most columns of most rows are empty */
+            json_cell(p, c, k, v, first);
+            first = false;
+        }
     }
     etl_out_write(p->out, "}\n", 2);
     return etl_print_status(p);

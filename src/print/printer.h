@@ -20,6 +20,8 @@
 
 #include "clock.h"
 #include "etldump.h"
+#include "fmt.h"
+#include "inline.h"
 #include "print/out.h"
 
 /* How a column's value is typed and shown. */
@@ -169,6 +171,44 @@ size_t etl_format_time(const struct etl_printer *p, int64_t ts, char *buf,
  * 48 bytes); returns its length. */
 size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c,
                          const struct etl_value *v, char *buf, bool *is_number);
+
+/* Formats ns as seconds with the printer's decimals (etl_fmt_seconds),
+ * inline for nine and six. */
+ETL_INLINE size_t etl_format_seconds_fast(const struct etl_printer *p, int64_t ns, char *buf)
+{
+    int d = p->ops->time_decimals;
+    if (d == 0 || d == 9)
+        return etl_fmt_seconds9(ns, buf);
+    if (d == 6)
+        return etl_fmt_seconds6(ns, buf);
+    return etl_fmt_seconds(ns, d, buf);
+}
+
+/* etl_format_scalar, inline for the cells most rows are made of: integers,
+ * durations and relative times. */
+ETL_INLINE size_t etl_format_fast(const struct etl_printer *p, const struct etl_column *c,
+                                  const struct etl_value *v, char *buf, bool *is_number)
+{
+    switch (c->type) {
+    case ETL_COL_UINT:
+        *is_number = true;
+        return etl_fmt_u64(v->v.u, buf);
+    case ETL_COL_INT:
+        *is_number = true;
+        return etl_fmt_i64(v->v.i, buf);
+    case ETL_COL_DURATION:
+        *is_number = true;
+        return etl_format_seconds_fast(p, v->v.i, buf);
+    case ETL_COL_TIME:
+        if (p->time_mode != ETL_TIME_REL)
+            break;
+        *is_number = true;
+        return etl_format_seconds_fast(p, etl_clock_ns(&p->clock, v->v.i), buf);
+    default:
+        break;
+    }
+    return etl_format_scalar(p, c, v, buf, is_number);
+}
 
 /* The operations every view calls; each uses the printer's own operation,
  * or the default when it has none. */

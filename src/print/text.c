@@ -359,21 +359,21 @@ static bool put_in_place(struct etl_printer *p, const struct blank_row *b, size_
     size_t n;
     if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
         s = v->v.str;
-        n = strlen(s);
+        n = etl_cell_len(v);
         if (c->type == ETL_COL_STR)
             for (size_t k = 0; k < n; k++)
                 if ((unsigned char)s[k] < 0x20 || (unsigned char)s[k] >= 0x7F)
                     return false; /* text_string's escapes and widths */
     } else {
         bool num;
-        n = etl_format_scalar(p, c, v, buf, &num);
+        n = etl_format_fast(p, c, v, buf, &num);
         s = buf;
     }
     size_t aw = (size_t)(c->width < 0 ? -c->width : c->width);
     if (n == 0 || n > aw)
         return false;
     char *cell = d + b->end[i] - aw; /* the padded value, after the separator */
-    memcpy(c->width > 0 ? cell + aw - n : cell, s, n); /* over the dash */
+    etl_copy_small(c->width > 0 ? cell + aw - n : cell, s, n); /* over the dash */
     return true;
 }
 

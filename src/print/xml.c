@@ -48,14 +48,24 @@
 #define INDENT "  "
 #define INDENT_LEN 2
 
+/* The key of an attribute, ` name="`, in a slot copied whole (a fixed size
+ * is a few moves); len 0: the name is too long for a slot. */
+#define XML_KEY_SLOT 32
+#define XML_KEY_MAX (XML_KEY_SLOT - 3)
+#define XML_KEYS 64
+struct xml_key {
+    char s[XML_KEY_SLOT];
+    size_t len;
+};
+
 struct xml_state {
     xmlTextWriterPtr w;  /* NULL in a fork */
     struct etl_out row;  /* the row being composed (a memory output) */
     bool row_ok;         /* row is set up */
     char *val;           /* one field's value (ETL_COL_FIELDS) */
     size_t val_cap;
-    const struct etl_table *lens_of; /* the table name_len[] describes */
-    size_t name_len[64];             /* its column names' lengths */
+    const struct etl_table *keys_of; /* the table key[] describes */
+    struct xml_key key[XML_KEYS];    /* its first columns' attribute keys */
     bool started;        /* the declaration and <etldump> are written */
     bool in_file;        /* a <file> element is open */
     bool tag_open;       /* the innermost open element's start tag lacks '>' */
@@ -422,6 +432,60 @@ static int xml_begin_file(struct etl_printer *p, const char *path)
     return etl_print_status(p);
 }
 
+/* Writes the attribute of cell v of column c at o, through its key when it
+ * has one; a fields cell is kept in *fl, for the children. 0, or -1 when
+ * out of memory. */
+ETL_INLINE int xml_cell(const struct etl_printer *p, struct etl_out *o,
+                        const struct etl_column *c, const struct xml_key *key,
+                        const struct etl_value *v, const struct etl_fields **fl)
+{
+    if (c->type == ETL_COL_FIELDS) {
+        *fl = v->v.p; /* children, after the attributes */
+        return 0;
+    }
+    bool text = c->type == ETL_COL_STR || c->type == ETL_COL_NAME;
+    if (key) {
+        /* The usual cell: its key copied whole, the value over what follows
+         * the key (a string of more than XML_KEY_MAX bytes, or one that
+         * needs escapes, takes the way below). */
+        size_t n = text ? etl_cell_len(v) : 0, j = 0;
+        const unsigned char *u = text ? (const unsigned char *)v->v.str : NULL;
+        while (j < n && plain_byte(u[j]))
+            j++;
+        if (j == n && n <= XML_KEY_MAX) {
+            /* room: the slot, then a value of at most 48 bytes or a string
+             * of at most XML_KEY_MAX, and its closing quote */
+            char *q = etl_out_space(o, XML_KEY_SLOT + 48 + XML_KEY_MAX + 1);
+            if (!q)
+                return -1;
+            memcpy(q, key->s, XML_KEY_SLOT);
+            bool num;
+            if (text)
+                etl_copy_small(q + key->len, v->v.str, n);
+            else
+                n = etl_format_fast(p, c, v, q + key->len, &num);
+            q[key->len + n] = '"';
+            etl_out_advance(o, key->len + n + 1);
+            return 0;
+        }
+    }
+    size_t nlen = strlen(c->name);
+    if (text) {
+        /* Names are etldump's own ASCII, but checking them costs one scan
+         * and keeps the document well-formed whatever a view hands over. */
+        return row_attr_str(o, c->name, nlen, v->v.str);
+    }
+    /* Digits, 0x..., GUIDs, ISO times: no escapes. */
+    char *q = row_attr_start(o, c->name, nlen, 48 + 1);
+    if (!q)
+        return -1;
+    bool num;
+    size_t n = etl_format_scalar(p, c, v, q, &num);
+    q[n] = '"';
+    etl_out_advance(o, n + 1);
+    return 0;
+}
+
 /* Writes one row element of table t at o: indented as inside <file>, with
  * its line break. 0, or -1 when out of memory. */
 static int xml_compose(struct etl_printer *p, struct xml_state *x,
@@ -435,37 +499,32 @@ static int xml_compose(struct etl_printer *p, struct xml_state *x,
     memcpy(d, INDENT INDENT "<", 2 * INDENT_LEN + 1);
     memcpy(d + 2 * INDENT_LEN + 1, t->name, name_len);
     etl_out_advance(o, 2 * INDENT_LEN + 1 + name_len);
-    if (x->lens_of != t) {
-        size_t n = t->ncols < 64 ? t->ncols : 64;
-        for (size_t i = 0; i < n; i++)
-            x->name_len[i] = strlen(t->cols[i].name);
-        x->lens_of = t;
+    if (x->keys_of != t) {
+        size_t n = t->ncols < XML_KEYS ? t->ncols : XML_KEYS;
+        for (size_t i = 0; i < n; i++) {
+            struct xml_key *k = &x->key[i];
+            size_t nl = strlen(t->cols[i].name);
+            memset(k->s, 0, sizeof k->s);
+            k->len = 0;
+            if (nl + 3 > XML_KEY_SLOT)
+                continue;
+            k->s[0] = ' ';
+            memcpy(k->s + 1, t->cols[i].name, nl);
+            memcpy(k->s + 1 + nl, "=\"", 2);
+            k->len = nl + 3;
+        }
+        x->keys_of = t;
     }
     const struct etl_fields *fl = NULL;
-    for (size_t i = 0; i < t->ncols; i++) {
-        if (!vals[i].set)
-            continue;
-        const struct etl_column *c = &t->cols[i];
-        size_t nlen = i < 64 ? x->name_len[i] : strlen(c->name);
-        if (c->type == ETL_COL_FIELDS) {
-            fl = vals[i].v.p; /* children, after the attributes */
-        } else if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
-            /* Names are etldump's own ASCII, but checking them costs one
-             * scan and keeps the document well-formed whatever a view
-             * hands over. */
-            if (row_attr_str(o, c->name, nlen, vals[i].v.str) < 0)
-                return -1;
-        } else {
-            /* Digits, 0x..., GUIDs, ISO times: no escapes. */
-            char *v = row_attr_start(o, c->name, nlen, 48 + 1);
-            if (!v)
-                return -1;
-            bool num;
-            size_t n = etl_format_scalar(p, c, &vals[i], v, &num);
-            v[n] = '"';
-            etl_out_advance(o, n + 1);
-        }
-    }
+    const struct etl_column *c = t->cols;
+    const struct etl_value *v = vals, *const end = vals + t->ncols;
+    const struct etl_value *const keyed = vals + (t->ncols < XML_KEYS ? t->ncols : XML_KEYS);
+    for (const struct xml_key *key = x->key; v < keyed; v++, c++, key++)
+        if (ETL_UNLIKELY(v->set) && xml_cell(p, o, c, key->len ? key : NULL, v, &fl) < 0)
+            return -1;
+    for (; v < end; v++, c++)
+        if (v->set && xml_cell(p, o, c, NULL, v, &fl) < 0)
+            return -1;
     if (fl && fl->n) {
         /* <event ...> <data .../>... </event> */
         etl_out_write(o, ">\n", 2);
@@ -504,8 +563,10 @@ static int xml_raw(struct etl_printer *p, const char *bytes, size_t n)
      * the output after what it wrote: through the writer every byte would
      * be copied into its buffer and again by its UTF-8 output conversion,
      * on the view's thread for the chunks other threads formatted. */
-    if ((x->tag_open && write_raw(x, "\n", 1) < 0) || xmlTextWriterFlush(x->w) < 0)
-        return -1;
+    if (!x->raw_last || x->tag_open) { /* after a raw row it holds nothing */
+        if ((x->tag_open && write_raw(x, "\n", 1) < 0) || xmlTextWriterFlush(x->w) < 0)
+            return -1;
+    }
     etl_out_write(p->out, bytes, n);
     x->tag_open = false;
     x->raw_last = true;

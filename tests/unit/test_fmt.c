@@ -97,8 +97,8 @@ START_TEST(hex)
 }
 END_TEST
 
-/* Checks etl_fmt_seconds(ns, d), and with d 9 etl_fmt_seconds9(ns), against
- * printf of the truncated value. */
+/* Checks etl_fmt_seconds(ns, d), and with d 9 or 6 etl_fmt_seconds9(ns) or
+ * etl_fmt_seconds6(ns), against printf of the truncated value. */
 static void check_seconds(int64_t ns, int d)
 {
     uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
@@ -110,9 +110,9 @@ static void check_seconds(int64_t ns, int d)
              a / 1000000000u, d, a % 1000000000u / div);
     memset(got, 'x', sizeof got);
     same(got, etl_fmt_seconds(ns, d, got), want);
-    if (d == 9) { /* and the inline form of nine decimals */
+    if (d == 9 || d == 6) { /* and the inline forms of nine and six decimals */
         memset(got, 'x', sizeof got);
-        same(got, etl_fmt_seconds9(ns, got), want);
+        same(got, d == 9 ? etl_fmt_seconds9(ns, got) : etl_fmt_seconds6(ns, got), want);
     }
 }
 
