@@ -19,6 +19,17 @@
 #define ETL_FMT_NUM_MAX 21
 #define ETL_FMT_ISO_MAX 28
 
+/* The digits of the leading part of the last number formatted through it:
+ * the times of consecutive rows mostly share theirs (a tick count's digits
+ * above the last eight, a time's whole seconds), which are then copied,
+ * not formatted again. A cache only: what is written never depends on it. */
+struct etl_fmt_memo {
+    uint64_t key;              /* the leading part */
+    uint32_t len;              /* its digits in s */
+    bool valid;
+    char s[24];
+};
+
 /* Two decimal digits for every value 0-99: "000102...99". */
 extern const char etl_digit_pairs[201];
 
@@ -116,6 +127,55 @@ ETL_INLINE size_t etl_fmt_seconds9(int64_t ns, char *out)
         out[0] = (char)('0' + secs);
     else
         n = etl_fmt_u64(secs, out);
+    uint32_t first = frac / 100000000u;
+    out[n] = '.';
+    out[n + 1] = (char)('0' + first);
+    etl_fmt_store8(out + n + 2, etl_fmt_digits8(frac - first * 100000000u));
+    return n + 10;
+}
+
+/* Sets m to the digits of key unless it holds them already. */
+ETL_INLINE void etl_fmt_memo_set(struct etl_fmt_memo *m, uint64_t key)
+{
+    if (!m->valid || m->key != key) {
+        m->key = key;
+        m->len = (uint32_t)etl_fmt_u64(key, m->s);
+        m->valid = true;
+    }
+}
+
+/* etl_fmt_u64(v, out) with the digits above the last eight from m (out has
+ * room for 24 bytes). */
+ETL_INLINE size_t etl_fmt_u64_memo(uint64_t v, char *out, struct etl_fmt_memo *m)
+{
+    if (v < 100000000u)
+        return etl_fmt_u64(v, out);
+    uint64_t hi = v / 100000000u;
+    etl_fmt_memo_set(m, hi);
+    memcpy(out, m->s, 16); /* hi has at most 12 digits */
+    etl_fmt_store8(out + m->len, etl_fmt_digits8((uint32_t)(v - hi * 100000000u)));
+    return m->len + 8;
+}
+
+/* etl_fmt_i64(v, out) through m as etl_fmt_u64_memo. */
+ETL_INLINE size_t etl_fmt_i64_memo(int64_t v, char *out, struct etl_fmt_memo *m)
+{
+    if (v < 0)
+        return etl_fmt_i64(v, out);
+    return etl_fmt_u64_memo((uint64_t)v, out, m);
+}
+
+/* etl_fmt_seconds9(ns, out) with the whole seconds from m (out has room for
+ * 32 bytes). */
+ETL_INLINE size_t etl_fmt_seconds9_memo(int64_t ns, char *out, struct etl_fmt_memo *m)
+{
+    uint64_t secs = (uint64_t)ns / 1000000000u;
+    if (ns < 0 || secs < 10)
+        return etl_fmt_seconds9(ns, out);
+    uint32_t frac = (uint32_t)((uint64_t)ns - secs * 1000000000u);
+    etl_fmt_memo_set(m, secs);
+    memcpy(out, m->s, 16); /* secs has at most 11 digits */
+    size_t n = m->len;
     uint32_t first = frac / 100000000u;
     out[n] = '.';
     out[n + 1] = (char)('0' + first);

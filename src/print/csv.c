@@ -104,19 +104,19 @@ ETL_INLINE size_t csv_plain(char *q, const char *s, size_t n, bool from_file)
 
 /* Writes the value of cell v of column c at q (its separator is written
  * already); returns where it ends, or NULL when csv_field must write it. */
-ETL_INLINE char *csv_value(const struct etl_printer *p, const struct etl_column *c,
+ETL_INLINE char *csv_value(struct etl_printer *p, const struct etl_column *c,
                               const struct etl_value *v, char *q)
 {
     switch (c->type) {
     case ETL_COL_UINT:
-        return q + etl_fmt_u64(v->v.u, q);
+        return q + etl_fmt_u64_memo(v->v.u, q, &p->memo_int);
     case ETL_COL_INT:
-        return q + etl_fmt_i64(v->v.i, q);
+        return q + etl_fmt_i64_memo(v->v.i, q, &p->memo_int);
     case ETL_COL_DURATION:
         return q + etl_fmt_seconds9(v->v.i, q);
     case ETL_COL_TIME:
         if (p->time_mode == ETL_TIME_REL)
-            return q + etl_fmt_seconds9(etl_clock_ns(&p->clock, v->v.i), q);
+            return q + etl_fmt_seconds9_memo(etl_clock_ns(&p->clock, v->v.i), q, &p->memo_secs);
         break;
     case ETL_COL_STR:
     case ETL_COL_NAME: {

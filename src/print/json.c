@@ -168,10 +168,10 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
         size_t k = key->len - first;
         switch (c->type) {
         case ETL_COL_UINT:
-            etl_out_advance(o, k + etl_fmt_u64(v->v.u, d + k));
+            etl_out_advance(o, k + etl_fmt_u64_memo(v->v.u, d + k, &p->memo_int));
             return;
         case ETL_COL_INT:
-            etl_out_advance(o, k + etl_fmt_i64(v->v.i, d + k));
+            etl_out_advance(o, k + etl_fmt_i64_memo(v->v.i, d + k, &p->memo_int));
             return;
         case ETL_COL_DURATION:
             /* Nine decimals: this printer keeps the default time_decimals. */
@@ -199,7 +199,8 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
         case ETL_COL_TIME:
             if (p->time_mode == ETL_TIME_REL) { /* a string, nine decimals */
                 d[k] = '"';
-                k += 1 + etl_fmt_seconds9(etl_clock_ns(&p->clock, v->v.i), d + k + 1);
+                k += 1 + etl_fmt_seconds9_memo(etl_clock_ns(&p->clock, v->v.i), d + k + 1,
+                                               &p->memo_secs);
                 d[k++] = '"';
                 etl_out_advance(o, k);
                 return;

@@ -143,6 +143,9 @@ struct etl_printer {
     bool header_done;          /* CSV: the header row has been written */
     bool fork;                 /* a fork: rows only, into a memory output */
     void *priv;
+    /* Leading digits of the last large integer and of the last relative
+     * time written (fmt.h): rows of one table repeat them. */
+    struct etl_fmt_memo memo_int, memo_secs;
 };
 
 /* Returns a copy of p that formats rows of p's current table, as p would,
@@ -174,7 +177,7 @@ size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c
 
 /* Formats ns as seconds with the printer's decimals (etl_fmt_seconds),
  * inline for nine and six. */
-ETL_INLINE size_t etl_format_seconds_fast(const struct etl_printer *p, int64_t ns, char *buf)
+ETL_INLINE size_t etl_format_seconds_fast(struct etl_printer *p, int64_t ns, char *buf)
 {
     int d = p->ops->time_decimals;
     if (d == 0 || d == 9)
@@ -186,24 +189,28 @@ ETL_INLINE size_t etl_format_seconds_fast(const struct etl_printer *p, int64_t n
 
 /* etl_format_scalar, inline for the cells most rows are made of: integers,
  * durations and relative times. */
-ETL_INLINE size_t etl_format_fast(const struct etl_printer *p, const struct etl_column *c,
+ETL_INLINE size_t etl_format_fast(struct etl_printer *p, const struct etl_column *c,
                                   const struct etl_value *v, char *buf, bool *is_number)
 {
     switch (c->type) {
     case ETL_COL_UINT:
         *is_number = true;
-        return etl_fmt_u64(v->v.u, buf);
+        return etl_fmt_u64_memo(v->v.u, buf, &p->memo_int);
     case ETL_COL_INT:
         *is_number = true;
-        return etl_fmt_i64(v->v.i, buf);
+        return etl_fmt_i64_memo(v->v.i, buf, &p->memo_int);
     case ETL_COL_DURATION:
         *is_number = true;
         return etl_format_seconds_fast(p, v->v.i, buf);
-    case ETL_COL_TIME:
+    case ETL_COL_TIME: {
         if (p->time_mode != ETL_TIME_REL)
             break;
         *is_number = true;
-        return etl_format_seconds_fast(p, etl_clock_ns(&p->clock, v->v.i), buf);
+        int64_t ns = etl_clock_ns(&p->clock, v->v.i);
+        int d = p->ops->time_decimals;
+        return d == 0 || d == 9 ? etl_fmt_seconds9_memo(ns, buf, &p->memo_secs)
+                                : etl_format_seconds_fast(p, ns, buf);
+    }
     default:
         break;
     }

@@ -435,7 +435,7 @@ static int xml_begin_file(struct etl_printer *p, const char *path)
 /* Writes the attribute of cell v of column c at o, through its key when it
  * has one; a fields cell is kept in *fl, for the children. 0, or -1 when
  * out of memory. */
-ETL_INLINE int xml_cell(const struct etl_printer *p, struct etl_out *o,
+ETL_INLINE int xml_cell(struct etl_printer *p, struct etl_out *o,
                         const struct etl_column *c, const struct xml_key *key,
                         const struct etl_value *v, const struct etl_fields **fl)
 {

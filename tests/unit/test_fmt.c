@@ -137,6 +137,45 @@ START_TEST(seconds)
 }
 END_TEST
 
+/* Fails unless got[0..n) is want (what the memo forms write past it is
+ * theirs to write). */
+static void same_prefix(const char *got, size_t n, const char *want)
+{
+    if (n != strlen(want) || memcmp(got, want, n) != 0)
+        ck_abort_msg("wrote '%.*s' (%zu bytes), want '%s'", (int)n, got, n, want);
+}
+
+/* The memo forms against printf on walks of values that mostly share their
+ * leading digits with the one before (as a trace's times do), jump
+ * sometimes, and go through every magnitude and sign; each memo is reused
+ * from value to value. */
+START_TEST(memo)
+{
+    struct etl_fmt_memo mi, mu, ms;
+    memset(&mi, 0, sizeof mi);
+    memset(&mu, 0, sizeof mu);
+    memset(&ms, 0, sizeof ms);
+    uint64_t s = 977;
+    int64_t v = 88559845653;
+    for (int i = 0; i < 400000; i++) {
+        uint64_t r = rnd(&s);
+        if (r % 100 == 0)
+            v = (int64_t)(rnd(&s) >> (r >> 8 & 63)) * (r & 1 << 20 ? -1 : 1); /* a jump */
+        else
+            v += (int64_t)(r >> 40) % 5000000; /* a step, up to half a second at 10 MHz */
+        char want[48], got[48];
+        snprintf(want, sizeof want, "%" PRId64, v);
+        same_prefix(got, etl_fmt_i64_memo(v, got, &mi), want);
+        snprintf(want, sizeof want, "%" PRIu64, (uint64_t)v);
+        same_prefix(got, etl_fmt_u64_memo((uint64_t)v, got, &mu), want);
+        uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+        snprintf(want, sizeof want, "%s%" PRIu64 ".%09" PRIu64, v < 0 ? "-" : "",
+                 a / 1000000000u, a % 1000000000u);
+        same_prefix(got, etl_fmt_seconds9_memo(v, got, &ms), want);
+    }
+}
+END_TEST
+
 /* Checks etl_guid_str on g against printf of its three little-endian
  * fields and eight bytes. */
 static void check_guid(const uint8_t g[16])
@@ -182,6 +221,7 @@ int main(void)
     tcase_add_test(tc, integers);
     tcase_add_test(tc, hex);
     tcase_add_test(tc, seconds);
+    tcase_add_test(tc, memo);
     tcase_add_test(tc, guid);
     suite_add_tcase(s, tc);
     return unit_run(s);
