@@ -7,6 +7,8 @@
 #ifndef ETLDUMP_INLINE_H
 #define ETLDUMP_INLINE_H
 
+#include <stdint.h>
+
 #if defined(__GNUC__)
 #define ETL_INLINE static inline __attribute__((always_inline))
 #define ETL_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -14,5 +16,20 @@
 #define ETL_INLINE static inline
 #define ETL_UNLIKELY(x) (x)
 #endif
+
+/* The index of the lowest set bit of m (m != 0). */
+ETL_INLINE unsigned etl_ctz64(uint64_t m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(m);
+#else
+    unsigned n = 0;
+    while (!(m & 1)) {
+        m >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
 
 #endif

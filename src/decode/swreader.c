@@ -97,6 +97,18 @@ static void link_next(struct etl_sched_item *p, const struct etl_switch *sw)
     }
 }
 
+/* Fills queue item it with switch sw of CPU c. */
+static void put_switch(const struct sw_cpu *c, struct etl_sched_item *it,
+                       const struct etl_switch *sw)
+{
+    memset(it, 0, sizeof *it);
+    it->kind = ETL_SCHED_SWITCH;
+    it->ts = sw->ts;
+    it->cpu = sw->cpu;
+    it->stretch = c->stretch;
+    it->u.sw = *sw;
+}
+
 /* Queues the k switches sw (in the CPU's order): each gives the switch
  * before it its next switch (link_next), goes after the events of its CPU
  * that are not later and after the switch before it, and the last waits
@@ -115,6 +127,19 @@ static bool place_switches(struct etl_switch_reader *r, struct sw_cpu *c,
     size_t lo = c->last != NONE && c->last + 1 > c->final_end ? c->last + 1 : c->final_end;
     size_t m = c->n - lo;
     struct etl_sched_item *tail = c->q + lo;
+    if (c->pend != NONE)
+        link_next(&c->q[c->pend], &sw[0]);
+    if (k == 1) { /* a CSwitch: after the last tail event not later, as ever */
+        size_t pos = c->n;
+        while (pos > lo && c->q[pos - 1].ts > sw[0].ts)
+            pos--;
+        if (pos < c->n)
+            memmove(c->q + pos + 1, c->q + pos, (c->n - pos) * sizeof *c->q);
+        put_switch(c, &c->q[pos], &sw[0]);
+        c->n++;
+        c->last = c->pend = c->final_end = pos;
+        return true;
+    }
     if (!etl_grow(&r->before, &r->before_cap, k, sizeof *r->before, 64) ||
         (m && !etl_grow(&r->sufmin, &r->sufmin_cap, m, sizeof *r->sufmin, 64)))
         return false;
@@ -131,8 +156,6 @@ static bool place_switches(struct etl_switch_reader *r, struct sw_cpu *c,
             cur++;
         r->before[i] = cur;
     }
-    if (c->pend != NONE)
-        link_next(&c->q[c->pend], &sw[0]);
     /* From the end: the tail events after each switch move back past the
      * switches before them, then the switch goes in. */
     size_t w = c->n + k, t = m;
@@ -144,12 +167,7 @@ static bool place_switches(struct etl_switch_reader *r, struct sw_cpu *c,
             t = r->before[i];
         }
         struct etl_sched_item *it = &c->q[--w];
-        memset(it, 0, sizeof *it);
-        it->kind = ETL_SCHED_SWITCH;
-        it->ts = sw[i].ts;
-        it->cpu = sw[i].cpu;
-        it->stretch = c->stretch;
-        it->u.sw = sw[i];
+        put_switch(c, it, &sw[i]);
         if (i + 1 < k)
             link_next(it, &sw[i + 1]);
     }

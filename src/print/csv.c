@@ -132,70 +132,72 @@ ETL_INLINE char *csv_value(struct etl_printer *p, const struct etl_column *c,
     return q + etl_format_scalar(p, c, v, q, &num);
 }
 
-/* Writes the cells of row vals from column `from` on, at most CELL_MAX
- * bytes each into one reservation of the output; returns the column it
- * stopped at, before a cell that needs the slow path (or t->ncols), or
- * SIZE_MAX after a write error. sep: the first cell has a separator
- * before it even when it is the row's first. */
-static size_t csv_cells(struct etl_printer *p, const struct etl_table *t,
-                        const struct etl_value *vals, size_t from, bool sep)
+/* Writes n commas at q, which has room for 16 more bytes than that;
+ * returns where they end. */
+ETL_INLINE char *csv_commas(char *q, size_t n)
 {
+    static const char commas[17] = ",,,,,,,,,,,,,,,,";
+    if (n <= 16)
+        memcpy(q, commas, 16);
+    else
+        memset(q, ',', n);
+    return q + n;
+}
+
+/* The row: from each carried cell to the next, the empty cells between as
+ * a run of commas, the usual cells into one reservation of the output (at
+ * most CELL_MAX bytes each), the others (strings to quote, fields) through
+ * csv_field after it. */
+static int csv_row_set(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set)
+{
+    const struct etl_table *t = p->table;
     struct etl_out *o = p->out;
+    const size_t file = etl_print_file_column(p, t);
+    if (file && p->file)
+        csv_field(o, p->file, strlen(p->file));
     /* Copies of what the loop reads: stores through q may alias them. */
     const size_t ncols = t->ncols;
     const struct etl_column *const cols = t->cols;
-    char *d = etl_out_space(o, (ncols - from) * CELL_MAX);
+    const size_t room = (ncols + 1) * CELL_MAX + 32;
+    char *d = etl_out_space(o, room), *q = d;
     if (!d)
-        return SIZE_MAX;
-    char *q = d;
-    size_t i = from;
-    if (i == 0 && !sep && ncols > 0) { /* the row's first cell: no separator */
-        if (vals[0].set && !(q = csv_value(p, &cols[0], &vals[0], d))) {
-            etl_out_advance(o, 0);
-            return 0;
+        return -1;
+    size_t w = 0; /* commas written: column i has i + file before it */
+    for (size_t base = 0; base < ncols; base += 64) {
+        uint64_t m = set[base / 64];
+        if (ncols - base < 64)
+            m &= ((uint64_t)1 << (ncols - base)) - 1;
+        while (m) {
+            size_t i = base + etl_ctz64(m);
+            m &= m - 1;
+            q = csv_commas(q, i + file - w);
+            w = i + file;
+            char *e = csv_value(p, &cols[i], &vals[i], q);
+            if (e) {
+                q = e;
+                continue;
+            }
+            etl_out_advance(o, (size_t)(q - d));
+            if (cols[i].type == ETL_COL_FIELDS)
+                etl_fields_json_csv(vals[i].v.p, o); /* the JSON object as one quoted field */
+            else
+                csv_field(o, vals[i].v.str, etl_cell_len(&vals[i]));
+            if (!(d = q = etl_out_space(o, room)))
+                return -1;
         }
-        i = 1;
     }
-    const struct etl_value *v = vals + i, *const end = vals + ncols;
-    const struct etl_column *c = cols + i;
-    for (; v < end; v++, c++) {
-        *q++ = ',';
-        if (ETL_UNLIKELY(v->set)) { /* most columns of most rows are empty */
-            char *e = csv_value(p, c, v, q);
-            if (!e)
-                break; /* csv_field writes it */
-            q = e;
-        }
-    }
+    if (ncols + file > w + 1) /* the empty cells at the end */
+        q = csv_commas(q, ncols + file - 1 - w);
     etl_out_advance(o, (size_t)(q - d));
-    return (size_t)(v - vals);
+    csv_eol(p);
+    return etl_print_status(p);
 }
 
 static int csv_row(struct etl_printer *p, const struct etl_value *vals)
 {
-    const struct etl_table *t = p->table;
-    struct etl_out *o = p->out;
-    bool file = etl_print_file_column(p, t);
-    if (file && p->file)
-        csv_field(o, p->file, strlen(p->file));
-    size_t i = 0;
-    for (;;) {
-        i = csv_cells(p, t, vals, i, file);
-        if (i >= t->ncols)
-            break;
-        /* The cell csv_cells left: its separator is written. */
-        if (t->cols[i].type == ETL_COL_FIELDS)
-            etl_fields_json_csv(vals[i].v.p, o); /* the JSON object as one quoted field */
-        else
-            csv_field(o, vals[i].v.str, etl_cell_len(&vals[i]));
-        if (++i == t->ncols)
-            break;
-        file = true; /* every later cell has its separator */
-    }
-    if (i == SIZE_MAX)
-        return -1;
-    csv_eol(p);
-    return etl_print_status(p);
+    uint64_t set[ETL_SET_WORDS(ETL_MAX_COLS)];
+    etl_print_set_words(vals, p->table->ncols, set);
+    return csv_row_set(p, vals, set);
 }
 
 const struct etl_printer_ops etl_print_csv = {
@@ -203,4 +205,5 @@ const struct etl_printer_ops etl_print_csv = {
     .one_table = true,
     .begin_table = csv_begin_table,
     .row = csv_row,
+    .row_set = csv_row_set,
 };

@@ -245,7 +245,7 @@ static void json_cell(struct etl_printer *p, const struct etl_column *c,
     }
 }
 
-static int json_row(struct etl_printer *p, const struct etl_value *vals)
+static int json_row_set(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set)
 {
     const struct etl_table *t = p->table;
     const struct json_key *keys = t->ncols ? json_keys(p, t) : NULL;
@@ -258,11 +258,15 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
         json_string(p->out, p->file);
         first = false;
     }
-    const struct etl_column *c = t->cols;
-    const struct json_key *k = keys;
-    for (const struct etl_value *v = vals, *const end = vals + t->ncols; v < end; v++, c++, k++) {
-        if (ETL_UNLIKELY(v->set)) { /* most columns of most rows are empty */
-            json_cell(p, c, k, v, first);
+    /* From each carried cell to the next. */
+    const size_t ncols = t->ncols;
+    for (size_t base = 0; base < ncols; base += 64) {
+        uint64_t m = set[base / 64];
+        if (ncols - base < 64)
+            m &= ((uint64_t)1 << (ncols - base)) - 1;
+        for (; m; m &= m - 1) {
+            size_t i = base + etl_ctz64(m);
+            json_cell(p, &t->cols[i], &keys[i], &vals[i], first);
             first = false;
         }
     }
@@ -270,8 +274,16 @@ static int json_row(struct etl_printer *p, const struct etl_value *vals)
     return etl_print_status(p);
 }
 
+static int json_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    uint64_t set[ETL_SET_WORDS(ETL_MAX_COLS)];
+    etl_print_set_words(vals, p->table->ncols, set);
+    return json_row_set(p, vals, set);
+}
+
 const struct etl_printer_ops etl_print_json = {
     .name = "json",
     .row = json_row,
+    .row_set = json_row_set,
     .destroy = json_destroy,
 };

@@ -78,7 +78,11 @@ int etl_out_room(struct etl_out *o, size_t n)
         return -1;
     if (o->fd < 0)
         return n <= o->cap - o->len ? 0 : grow(o, n);
-    return etl_out_flush(o);
+    if (etl_out_flush(o) != 0)
+        return -1;
+    /* A reservation past the buffer (a row of long cells, a small buffer)
+     * grows it. */
+    return n <= o->cap ? 0 : grow(o, n);
 }
 
 int etl_out_write_slow(struct etl_out *o, const void *p, size_t n)

@@ -36,8 +36,9 @@ static inline void etl_out_reset(struct etl_out *o)
     o->len = 0;
 }
 
-/* Makes room for n more bytes: flushes an output to a descriptor (n at most
- * its buffer's size), grows a memory output. 0, or -1 with o->err set. */
+/* Makes room for n more bytes: flushes an output to a descriptor (and grows
+ * its buffer when n is more than it holds), grows a memory output. 0, or -1
+ * with o->err set. */
 int etl_out_room(struct etl_out *o, size_t n);
 
 /* Writes the buffered bytes to the descriptor; returns 0 or -1 (o->err set). */
@@ -62,10 +63,9 @@ static inline int etl_out_write(struct etl_out *o, const void *p, size_t n)
     return etl_out_write_slow(o, p, n);
 }
 
-/* Returns room for n bytes (n at most the buffer's size, for an output to
- * a descriptor) at the end of the buffered output, flushing or growing
- * first if needed; NULL once a write has failed. The caller then reports
- * what it wrote with etl_out_advance. */
+/* Returns room for n bytes at the end of the buffered output, flushing or
+ * growing first if needed; NULL once a write has failed. The caller then
+ * reports what it wrote with etl_out_advance. */
 static inline char *etl_out_space(struct etl_out *o, size_t n)
 {
     if (o->err)

@@ -57,6 +57,31 @@ struct etl_printer *etl_printer_fork(const struct etl_printer *p, struct etl_out
     return f;
 }
 
+int etl_print_row_set_slow(struct etl_printer *p, const struct etl_value *vals, uint64_t set)
+{
+    /* A printer without row_set reads the cells' flags: a copy has them. */
+    struct etl_value v[ETL_SET_COLS];
+    size_t n = p->table ? p->table->ncols : 0;
+    if (n > ETL_SET_COLS)
+        n = ETL_SET_COLS;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = vals[i];
+        v[i].set = (set >> i & 1) != 0;
+    }
+    return p->ops->row(p, v);
+}
+
+void etl_print_set_words(const struct etl_value *vals, size_t n, uint64_t *words)
+{
+    for (size_t w = 0; w < ETL_SET_WORDS(n); w++) {
+        uint64_t m = 0;
+        size_t k = n - 64 * w < 64 ? n - 64 * w : 64;
+        for (size_t i = 0; i < k; i++)
+            m |= (uint64_t)vals[64 * w + i].set << i;
+        words[w] = m;
+    }
+}
+
 int etl_print_raw(struct etl_printer *p, const char *bytes, size_t n)
 {
     if (p->ops->raw)
@@ -94,6 +119,8 @@ int etl_print_describe(struct etl_printer *p, const char *line)
 
 int etl_print_begin_table(struct etl_printer *p, const struct etl_table *t)
 {
+    if (t->ncols > ETL_MAX_COLS) /* no view has such a table */
+        return -1;
     if (p->ops->begin_table)
         return p->ops->begin_table(p, t);
     p->table = t;

@@ -50,6 +50,9 @@ struct etl_column {
     bool text_hidden;      /* left out of the text view */
 };
 
+/* Most columns a table has (etl_print_begin_table refuses more). */
+#define ETL_MAX_COLS 256
+
 /* A table: its rows share one column set. */
 struct etl_table {
     const char *name;      /* XML element name of a row, e.g. "switch" */
@@ -114,6 +117,9 @@ struct etl_printer_ops {
     int (*describe)(struct etl_printer *p, const char *line);
     int (*begin_table)(struct etl_printer *p, const struct etl_table *t);
     int (*row)(struct etl_printer *p, const struct etl_value *vals);
+    /* The same row with the cells it carries given by the bits of set
+     * (etl_print_row_set), their `set` flags unread. */
+    int (*row_set)(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set);
     int (*end_table)(struct etl_printer *p);
     /* A problem in the input, at a file offset. */
     int (*problem)(struct etl_printer *p, uint64_t offset, const char *msg);
@@ -231,6 +237,30 @@ static inline int etl_print_row(struct etl_printer *p, const struct etl_value *v
 {
     return p->ops->row(p, vals);
 }
+
+/* Most columns of a table that etl_print_row_set takes (one word of bits). */
+#define ETL_SET_COLS 64
+
+/* Prints one row of the current table (of at most ETL_SET_COLS columns)
+ * whose carried cells are the bits of set (bit i: column i; no bit past the
+ * last column), not their `set` flags: a view that knows which cells a row
+ * carries from a few flags of its record gives them at once, and the
+ * printer goes from one carried cell to the next. */
+int etl_print_row_set_slow(struct etl_printer *p, const struct etl_value *vals, uint64_t set);
+static inline int etl_print_row_set(struct etl_printer *p, const struct etl_value *vals,
+                                    uint64_t set)
+{
+    if (p->ops->row_set)
+        return p->ops->row_set(p, vals, &set);
+    return etl_print_row_set_slow(p, vals, set);
+}
+
+/* Sets the bits of words[0 .. (n + 63) / 64) from the `set` flags of the n
+ * cells vals: a printer's row through its row_set. */
+void etl_print_set_words(const struct etl_value *vals, size_t n, uint64_t *words);
+
+/* The words etl_print_set_words fills for a table of n columns. */
+#define ETL_SET_WORDS(n) (((n) + 63) / 64)
 
 /* Returns 0, or -1 once the output has failed. */
 static inline int etl_print_status(const struct etl_printer *p)

@@ -222,8 +222,8 @@ static int text_describe(struct etl_printer *p, const char *line)
 
 /* Writes the cells of row vals from column `from` on, one at a time, and
  * for a horizontal table the newline; first: no cell written before. */
-static void text_cells(struct etl_printer *p, const struct etl_value *vals, size_t from,
-                       bool first)
+static void text_cells(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set,
+                       size_t from, bool first)
 {
     const struct etl_table *t = p->table;
     char buf[64];
@@ -234,7 +234,8 @@ static void text_cells(struct etl_printer *p, const struct etl_value *vals, size
             continue;
         if (c->type == ETL_COL_FIELDS && !t->vertical) {
             /* name=value pairs, not padded (the last column). */
-            const struct etl_fields *fl = vals[i].set ? vals[i].v.p : NULL;
+            bool carried = (set[i / 64] >> (i % 64) & 1) != 0;
+            const struct etl_fields *fl = carried ? vals[i].v.p : NULL;
             if (!first)
                 etl_out_putc(p->out, ' ');
             first = false;
@@ -247,10 +248,11 @@ static void text_cells(struct etl_printer *p, const struct etl_value *vals, size
         const char *s = "-";
         size_t n = 1;
         bool from_file = false;
-        if (vals[i].set) {
+        bool carried = (set[i / 64] >> (i % 64) & 1) != 0;
+        if (carried) {
             if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
                 s = vals[i].v.str;
-                n = strlen(s);
+                n = etl_cell_len(&vals[i]);
                 from_file = c->type == ETL_COL_STR;
             } else {
                 bool num;
@@ -259,7 +261,7 @@ static void text_cells(struct etl_printer *p, const struct etl_value *vals, size
             }
         }
         if (t->vertical) {
-            if (!vals[i].set)
+            if (!carried)
                 continue;
             etl_out_puts(p->out, c->name);
             etl_out_puts(p->out, ": ");
@@ -377,7 +379,7 @@ static bool put_in_place(struct etl_printer *p, const struct blank_row *b, size_
     return true;
 }
 
-static int text_row(struct etl_printer *p, const struct etl_value *vals)
+static int text_row_set(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set)
 {
     const struct etl_table *t = p->table;
     bool first = true;
@@ -393,20 +395,36 @@ static int text_row(struct etl_printer *p, const struct etl_value *vals)
         return etl_print_nomem(p);
     char *d;
     if (!b || !b->usable || (d = etl_out_space(p->out, b->len)) == NULL) {
-        text_cells(p, vals, 0, first);
+        text_cells(p, vals, set, 0, first);
         return etl_print_status(p);
     }
-    /* The blank row, then each value over its dash, until one does not fit:
-     * from its column on, the cells are written one at a time. */
+    /* The blank row, then each carried value over its dash, until one does
+     * not fit: from its column on, the cells are written one at a time. */
     memcpy(d, b->row, b->len);
-    size_t i = 0;
-    for (; i < b->last; i++)
-        if (vals[i].set && b->end[i] && !put_in_place(p, b, i, &vals[i], d))
-            break;
+    size_t i = b->last;
+    for (size_t base = 0; base < b->last && i == b->last; base += 64) {
+        uint64_t m = set[base / 64];
+        if (b->last - base < 64)
+            m &= ((uint64_t)1 << (b->last - base)) - 1;
+        for (; m; m &= m - 1) {
+            size_t k = base + etl_ctz64(m);
+            if (b->end[k] && !put_in_place(p, b, k, &vals[k], d)) {
+                i = k;
+                break;
+            }
+        }
+    }
     size_t done = i < b->last ? b->start[i] : b->len; /* the cells before column i */
     etl_out_advance(p->out, done);
-    text_cells(p, vals, i, done == 0);
+    text_cells(p, vals, set, i, done == 0);
     return etl_print_status(p);
+}
+
+static int text_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    uint64_t set[ETL_SET_WORDS(ETL_MAX_COLS)];
+    etl_print_set_words(vals, p->table->ncols, set);
+    return text_row_set(p, vals, set);
 }
 
 static int text_end_table(struct etl_printer *p)
@@ -423,6 +441,7 @@ const struct etl_printer_ops etl_print_text = {
     .describe = text_describe,
     .begin_table = text_begin_table,
     .row = text_row,
+    .row_set = text_row_set,
     .end_table = text_end_table,
     .destroy = text_destroy,
 };

@@ -490,7 +490,7 @@ ETL_INLINE int xml_cell(struct etl_printer *p, struct etl_out *o,
  * its line break. 0, or -1 when out of memory. */
 static int xml_compose(struct etl_printer *p, struct xml_state *x,
                        const struct etl_table *t, const struct etl_value *vals,
-                       struct etl_out *o)
+                       const uint64_t *set, struct etl_out *o)
 {
     size_t name_len = strlen(t->name);
     char *d = etl_out_space(o, 2 * INDENT_LEN + 1 + name_len);
@@ -515,16 +515,20 @@ static int xml_compose(struct etl_printer *p, struct xml_state *x,
         }
         x->keys_of = t;
     }
+    /* From each carried cell to the next. */
     const struct etl_fields *fl = NULL;
-    const struct etl_column *c = t->cols;
-    const struct etl_value *v = vals, *const end = vals + t->ncols;
-    const struct etl_value *const keyed = vals + (t->ncols < XML_KEYS ? t->ncols : XML_KEYS);
-    for (const struct xml_key *key = x->key; v < keyed; v++, c++, key++)
-        if (ETL_UNLIKELY(v->set) && xml_cell(p, o, c, key->len ? key : NULL, v, &fl) < 0)
-            return -1;
-    for (; v < end; v++, c++)
-        if (v->set && xml_cell(p, o, c, NULL, v, &fl) < 0)
-            return -1;
+    const size_t ncols = t->ncols;
+    for (size_t base = 0; base < ncols; base += 64) {
+        uint64_t m = set[base / 64];
+        if (ncols - base < 64)
+            m &= ((uint64_t)1 << (ncols - base)) - 1;
+        for (; m; m &= m - 1) {
+            size_t i = base + etl_ctz64(m);
+            const struct xml_key *key = i < XML_KEYS && x->key[i].len ? &x->key[i] : NULL;
+            if (xml_cell(p, o, &t->cols[i], key, &vals[i], &fl) < 0)
+                return -1;
+        }
+    }
     if (fl && fl->n) {
         /* <event ...> <data .../>... </event> */
         etl_out_write(o, ">\n", 2);
@@ -573,26 +577,36 @@ static int xml_raw(struct etl_printer *p, const char *bytes, size_t n)
     return etl_print_status(p);
 }
 
-static int xml_row(struct etl_printer *p, const struct etl_value *vals)
+static int xml_row_set(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set)
 {
     struct xml_state *x = xml_get(p);
     const struct etl_table *t = p->table;
     if (!x || x->finished || !t)
         return -1;
     if (p->fork) /* into the fork's memory output, as it is */
-        return xml_compose(p, x, t, vals, p->out) < 0 ? etl_print_nomem(p) : etl_print_status(p);
+        return xml_compose(p, x, t, vals, set, p->out) < 0 ? etl_print_nomem(p)
+                                                           : etl_print_status(p);
     if (!x->row_ok) {
         if (!etl_out_init_mem(&x->row, 4096))
             return etl_print_nomem(p);
         x->row_ok = true;
     }
     etl_out_reset(&x->row);
-    if (xml_compose(p, x, t, vals, &x->row) < 0)
+    if (xml_compose(p, x, t, vals, set, &x->row) < 0)
         return etl_print_nomem(p);
     /* Rows are written inside <file>; one outside it (not expected) is
      * indented one level less. */
     size_t skip = x->in_file ? 0 : INDENT_LEN;
     return xml_raw(p, x->row.buf + skip, x->row.len - skip);
+}
+
+static int xml_row(struct etl_printer *p, const struct etl_value *vals)
+{
+    if (!p->table)
+        return -1;
+    uint64_t set[ETL_SET_WORDS(ETL_MAX_COLS)];
+    etl_print_set_words(vals, p->table->ncols, set);
+    return xml_row_set(p, vals, set);
 }
 
 static int xml_problem(struct etl_printer *p, uint64_t offset, const char *msg)
@@ -681,6 +695,11 @@ static int op_row(struct etl_printer *p, const struct etl_value *vals)
     return checked(p, xml_row(p, vals));
 }
 
+static int op_row_set(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set)
+{
+    return checked(p, xml_row_set(p, vals, set));
+}
+
 static int op_raw(struct etl_printer *p, const char *bytes, size_t n)
 {
     return checked(p, xml_raw(p, bytes, n));
@@ -706,6 +725,7 @@ const struct etl_printer_ops etl_print_xml = {
     .wants_info = true,
     .begin_file = op_begin_file,
     .row = op_row,
+    .row_set = op_row_set,
     .raw = op_raw,
     .problem = op_problem,
     .end_file = op_end_file,

@@ -192,6 +192,30 @@ static bool keep_event(struct etl_pipe *pp, struct ev_item *it, const struct etl
     return true;
 }
 
+#define BIT(c) ((uint64_t)1 << (c))
+
+/* The columns of the header fields an event carries by its ETL_EV_* flags:
+ * the flags from ETL_EV_HOOK to ETL_EV_VERSION are, in order, the columns
+ * from hook_id to version (the asserts keep them so); a time gives
+ * timestamp and time, a thread tid and pid. */
+static uint64_t header_columns(uint32_t flags)
+{
+    _Static_assert(ETL_EV_HOOK == 1u << 1 && ETL_EV_GUID == 1u << 2 &&
+                       ETL_EV_EVENT_ID == 1u << 3 && ETL_EV_OPCODE == 1u << 4 &&
+                       ETL_EV_VERSION == 1u << 5,
+                   "the ETL_EV_* flags in the order of their columns");
+    _Static_assert(E_PROVIDER == E_HOOK_ID + 1 && E_EVENT_ID == E_HOOK_ID + 2 &&
+                       E_OPCODE == E_HOOK_ID + 3 && E_VERSION == E_HOOK_ID + 4 &&
+                       E_COUNT <= ETL_SET_COLS,
+                   "the columns in the order of their ETL_EV_* flags");
+    uint64_t set = (uint64_t)(flags >> 1 & 0x1Fu) << E_HOOK_ID;
+    if (flags & ETL_EV_TS)
+        set |= BIT(E_TIMESTAMP) | BIT(E_TIME);
+    if (flags & ETL_EV_TID)
+        set |= BIT(E_TID) | BIT(E_PID);
+    return set;
+}
+
 /* Prints the row of one event: its payload decoded here, any damage in it
  * reported through the pipeline (on any of its threads). */
 static int render_event(struct etl_printer *p, const void *item, void *vctx,
@@ -201,11 +225,13 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
     const struct events_ctx *x = vctx;
     const struct etl_event *ev = &it->ev;
     struct etl_value v[E_COUNT];
-    if (it->pt)
+    uint64_t set = BIT(E_CPU) | BIT(E_HEADER_TYPE) | BIT(E_SIZE) | BIT(E_BUFFER_OFFSET) |
+                   BIT(E_EVENT_OFFSET) | header_columns(ev->flags);
+    if (it->pt) {
         memcpy(v + PT_FIRST, it->pt, PT_COUNT * sizeof *it->pt);
-    else
         for (size_t i = 0; i < PT_COUNT; i++)
-            v[PT_FIRST + i].set = false;
+            set |= (uint64_t)it->pt[i].set << (PT_FIRST + i);
+    }
     const char *name = it->name;
     /* The copy has no payload but the header fields event_row judged by:
      * etl_payload_name takes the same way as it would have there, and
@@ -222,26 +248,30 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
                      dec->why ? dec->why : "payload field runs past the end of the event");
             etl_pipe_report(job, etl_event_problem(ev, at, what, msg, sizeof msg), msg);
         }
-        ETL_CELL(v, E_FIELDS, p, &dec->fields, true);
+        v[E_FIELDS].v.p = &dec->fields;
+        set |= BIT(E_FIELDS);
     }
-    ETL_CELL_STR(v, E_EVENT_NAME, name, name != NULL);
-    bool ts = (ev->flags & ETL_EV_TS) != 0;
-    bool tid = (ev->flags & ETL_EV_TID) != 0;
-    ETL_CELL(v, E_CPU, u, ev->cpu, true);
-    ETL_CELL(v, E_TIMESTAMP, i, ev->ts, ts);
-    ETL_CELL_STR(v, E_HEADER_TYPE, etl_kind_name(ev->kind), true);
-    ETL_CELL(v, E_HOOK_ID, u, ev->hook_id, (ev->flags & ETL_EV_HOOK) != 0);
-    ETL_CELL(v, E_PROVIDER, g, ev->guid, (ev->flags & ETL_EV_GUID) != 0);
-    ETL_CELL(v, E_EVENT_ID, u, ev->event_id, (ev->flags & ETL_EV_EVENT_ID) != 0);
-    ETL_CELL(v, E_OPCODE, u, ev->opcode, (ev->flags & ETL_EV_OPCODE) != 0);
-    ETL_CELL(v, E_VERSION, u, ev->version, (ev->flags & ETL_EV_VERSION) != 0);
-    ETL_CELL(v, E_TID, u, ev->tid, tid);
-    ETL_CELL(v, E_PID, u, ev->pid, tid);
-    ETL_CELL(v, E_SIZE, u, ev->size, true);
-    ETL_CELL(v, E_TIME, i, ev->ts, ts);
-    ETL_CELL(v, E_BUFFER_OFFSET, u, ev->buffer_offset, true);
-    ETL_CELL(v, E_EVENT_OFFSET, u, ev->event_offset, true);
-    return etl_print_row(p, v);
+    if (name) {
+        set |= BIT(E_EVENT_NAME);
+        v[E_EVENT_NAME].v.str = name;
+        v[E_EVENT_NAME].len = 0;
+    }
+    v[E_CPU].v.u = ev->cpu;
+    v[E_TIMESTAMP].v.i = ev->ts;
+    v[E_HEADER_TYPE].v.str = etl_kind_name(ev->kind);
+    v[E_HEADER_TYPE].len = 0;
+    v[E_HOOK_ID].v.u = ev->hook_id;
+    v[E_PROVIDER].v.g = ev->guid;
+    v[E_EVENT_ID].v.u = ev->event_id;
+    v[E_OPCODE].v.u = ev->opcode;
+    v[E_VERSION].v.u = ev->version;
+    v[E_TID].v.u = ev->tid;
+    v[E_PID].v.u = ev->pid;
+    v[E_SIZE].v.u = ev->size;
+    v[E_TIME].v.i = ev->ts;
+    v[E_BUFFER_OFFSET].v.u = ev->buffer_offset;
+    v[E_EVENT_OFFSET].v.u = ev->event_offset;
+    return etl_print_row_set(p, v, set);
 }
 
 /* Takes one event: decodes its Process/Thread record (reporting damage

@@ -65,18 +65,6 @@ static const struct etl_sized_name form_names[] = {
     { "idle_short", 10 }, { "idle", 4 }, { "lite", 4 }, { "full", 4 },
 };
 
-/* Sets cell c to a name from lookup, or to the number when it has none. */
-static void set_name(struct etl_value *c, const struct etl_sized_name *name, unsigned num,
-                     char *buf, size_t cap)
-{
-    if (name) {
-        ETL_CELL_STRN(c, 0, name->s, name->n, true);
-        return;
-    }
-    snprintf(buf, cap, "%u", num);
-    ETL_CELL_STR(c, 0, buf, true);
-}
-
 /* Returns a - b, saturated: hostile timestamps convert to the ends of the
  * int64 range. */
 static int64_t sub_sat(int64_t a, int64_t b)
@@ -125,8 +113,52 @@ struct sw_ctx {
     const struct etl_filter *flt;  /* NULL: every switch */
 };
 
+#define BIT(c) ((uint64_t)1 << (c))
+
+/* The columns a switch carries by its SW_* flags: the flags from SW_NEW_TID
+ * to SW_OLD_QUANTUM are, in order, the columns from new_tid to
+ * old_remaining_quantum, SW_OLD_RANK and SW_FLAGS are old_rank and flags
+ * (the asserts keep them so). */
+static uint64_t sw_columns(uint32_t h)
+{
+    _Static_assert(SW_NEW_TID == 1u << 0 && SW_OLD_PRIORITY == 1u << 1 &&
+                       SW_NEW_PRIORITY == 1u << 2 && SW_OLD_STATE == 1u << 3 &&
+                       SW_OLD_WAIT_REASON == 1u << 4 && SW_OLD_WAIT_MODE == 1u << 5 &&
+                       SW_NEW_WAIT_TIME == 1u << 6 && SW_IDEAL_CPU == 1u << 7 &&
+                       SW_PREV_CSTATE == 1u << 8 && SW_NEW_PRI_DECREMENT == 1u << 9 &&
+                       SW_OLD_QUANTUM == 1u << 10 && SW_OLD_RANK == 1u << 11 &&
+                       SW_FLAGS == 1u << 12,
+                   "the SW_* flags in the order of their columns");
+    _Static_assert(W_OLD_PRIORITY == W_NEW_TID + 1 && W_NEW_PRIORITY == W_NEW_TID + 2 &&
+                       W_OLD_STATE == W_NEW_TID + 3 && W_OLD_WAIT_REASON == W_NEW_TID + 4 &&
+                       W_OLD_WAIT_MODE == W_NEW_TID + 5 && W_NEW_WAIT_TIME == W_NEW_TID + 6 &&
+                       W_IDEAL_CPU == W_NEW_TID + 7 && W_PREV_CSTATE == W_NEW_TID + 8 &&
+                       W_NEW_PRI_DECREMENT == W_NEW_TID + 9 && W_OLD_QUANTUM == W_NEW_TID + 10 &&
+                       W_FLAGS == W_OLD_RANK + 1 && W_COUNT <= ETL_SET_COLS,
+                   "the columns in the order of their SW_* flags");
+    return (uint64_t)(h & 0x7FFu) << W_NEW_TID |
+           (uint64_t)(h >> 11 & 3u) << W_OLD_RANK |
+           (uint64_t)((h & SW_OLD_TID) != 0) << W_OLD_TID;
+}
+
+/* Sets string cell c to a name from lookup, or to the number when it has
+ * none. */
+static void put_name(struct etl_value *c, const struct etl_sized_name *name, unsigned num,
+                     char *buf, size_t cap)
+{
+    if (name) {
+        c->v.str = name->s;
+        c->len = (uint32_t)name->n;
+        return;
+    }
+    snprintf(buf, cap, "%u", num);
+    c->v.str = buf;
+    c->len = 0;
+}
+
 /* Prints the row of one switch, if it passes the filters (pipeline.h: on
- * any of the pipeline's threads). */
+ * any of the pipeline's threads). Every cell is filled and the cells the
+ * switch carries are given as bits (etl_print_row_set). */
 static int render_switch(struct etl_printer *p, const void *item, void *vctx,
                          struct etl_pipe_job *job)
 {
@@ -142,39 +174,45 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     struct etl_value v[W_COUNT];
     char b1[8], b2[8], b3[8];
     uint32_t h = sw->has;
-    ETL_CELL(v, W_CPU, u, sw->cpu, true);
-    ETL_CELL(v, W_TIMESTAMP, i, sw->ts, true);
-    ETL_CELL(v, W_TIME, i, sw->ts, true);
-    ETL_CELL(v, W_OLD_TID, u, sw->old_tid, h & SW_OLD_TID);
-    ETL_CELL(v, W_NEW_TID, u, sw->new_tid, h & SW_NEW_TID);
-    ETL_CELL(v, W_OLD_PRIORITY, i, sw->old_priority, h & SW_OLD_PRIORITY);
-    ETL_CELL(v, W_NEW_PRIORITY, i, sw->new_priority, h & SW_NEW_PRIORITY);
-    v[W_OLD_STATE].set = v[W_OLD_WAIT_REASON].set = v[W_OLD_WAIT_MODE].set = false;
+    uint64_t set = BIT(W_CPU) | BIT(W_TIMESTAMP) | BIT(W_TIME) | BIT(W_SOURCE) | sw_columns(h);
+    v[W_CPU].v.u = sw->cpu;
+    v[W_TIMESTAMP].v.i = sw->ts;
+    v[W_TIME].v.i = sw->ts;
+    v[W_OLD_TID].v.u = sw->old_tid;
+    v[W_NEW_TID].v.u = sw->new_tid;
+    v[W_OLD_PRIORITY].v.i = sw->old_priority;
+    v[W_NEW_PRIORITY].v.i = sw->new_priority;
     if (h & SW_OLD_STATE)
-        set_name(&v[W_OLD_STATE], etl_thread_state_sized(sw->old_state), sw->old_state, b1,
+        put_name(&v[W_OLD_STATE], etl_thread_state_sized(sw->old_state), sw->old_state, b1,
                  sizeof b1);
     if (h & SW_OLD_WAIT_REASON)
-        set_name(&v[W_OLD_WAIT_REASON], etl_wait_reason_sized(sw->old_wait_reason),
+        put_name(&v[W_OLD_WAIT_REASON], etl_wait_reason_sized(sw->old_wait_reason),
                  sw->old_wait_reason, b2, sizeof b2);
     if (h & SW_OLD_WAIT_MODE)
-        set_name(&v[W_OLD_WAIT_MODE], etl_wait_mode_sized(sw->old_wait_mode),
+        put_name(&v[W_OLD_WAIT_MODE], etl_wait_mode_sized(sw->old_wait_mode),
                  sw->old_wait_mode, b3, sizeof b3);
-    ETL_CELL(v, W_NEW_WAIT_TIME, u, sw->new_wait_time, h & SW_NEW_WAIT_TIME);
-    ETL_CELL(v, W_IDEAL_CPU, u, sw->ideal_cpu, h & SW_IDEAL_CPU);
-    ETL_CELL(v, W_PREV_CSTATE, u, sw->prev_cstate, h & SW_PREV_CSTATE);
-    ETL_CELL(v, W_NEW_PRI_DECREMENT, i, sw->new_priority_decrement, h & SW_NEW_PRI_DECREMENT);
-    ETL_CELL(v, W_OLD_QUANTUM, i, sw->old_remaining_quantum, h & SW_OLD_QUANTUM);
-    ETL_CELL_STRN(v, W_SOURCE, sw->source == ETL_SW_COMPACT ? "compact" : "cswitch", 7, true);
-    if (sw->form < 4)
-        ETL_CELL_STRN(v, W_COMPACT_FORM, form_names[sw->form].s, form_names[sw->form].n, true);
-    else
-        v[W_COMPACT_FORM].set = false;
-    ETL_CELL(v, W_OLD_RANK, u, sw->old_rank, h & SW_OLD_RANK);
-    ETL_CELL(v, W_FLAGS, u, sw->flags, h & SW_FLAGS);
-    ETL_CELL(v, W_OLD_PID, u, x->wo.pid, x->wo.known);
-    ETL_CELL_STRN(v, W_OLD_PROCESS, x->wo.image, x->wo.image_len, x->wo.image != NULL);
-    ETL_CELL(v, W_NEW_PID, u, x->wn.pid, x->wn.known);
-    ETL_CELL_STRN(v, W_NEW_PROCESS, x->wn.image, x->wn.image_len, x->wn.image != NULL);
+    v[W_NEW_WAIT_TIME].v.u = sw->new_wait_time;
+    v[W_IDEAL_CPU].v.u = sw->ideal_cpu;
+    v[W_PREV_CSTATE].v.u = sw->prev_cstate;
+    v[W_NEW_PRI_DECREMENT].v.i = sw->new_priority_decrement;
+    v[W_OLD_QUANTUM].v.i = sw->old_remaining_quantum;
+    v[W_SOURCE].v.str = sw->source == ETL_SW_COMPACT ? "compact" : "cswitch";
+    v[W_SOURCE].len = 7;
+    if (sw->form < 4) {
+        set |= BIT(W_COMPACT_FORM);
+        v[W_COMPACT_FORM].v.str = form_names[sw->form].s;
+        v[W_COMPACT_FORM].len = (uint32_t)form_names[sw->form].n;
+    }
+    v[W_OLD_RANK].v.u = sw->old_rank;
+    v[W_FLAGS].v.u = sw->flags;
+    set |= (uint64_t)x->wo.known << W_OLD_PID | (uint64_t)(x->wo.image != NULL) << W_OLD_PROCESS |
+           (uint64_t)x->wn.known << W_NEW_PID | (uint64_t)(x->wn.image != NULL) << W_NEW_PROCESS;
+    v[W_OLD_PID].v.u = x->wo.pid;
+    v[W_OLD_PROCESS].v.str = x->wo.image;
+    v[W_OLD_PROCESS].len = x->wo.image_len;
+    v[W_NEW_PID].v.u = x->wn.pid;
+    v[W_NEW_PROCESS].v.str = x->wn.image;
+    v[W_NEW_PROCESS].len = x->wn.image_len;
     const struct etl_sched_facts *sf = &x->sf;
     int64_t ns = etl_clock_ns(clk, sw->ts);
     uint32_t k = sf->has;
@@ -186,22 +224,39 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     int64_t waited = !(k & ETL_SF_WAITED) || sf->wait_to == sf->wait_from ? 0
                      : sub_sat(sf->wait_to == sf->ready_from ? from : etl_clock_ns(clk, sf->wait_to),
                                sf->wait_from == sf->since ? since : etl_clock_ns(clk, sf->wait_from));
-    ETL_CELL(v, W_NEW_SINCE_LAST, i, sub_sat(ns, since), k & ETL_SF_SINCE);
-    ETL_CELL(v, W_NEW_READY, i, sub_sat(ns, from), k & ETL_SF_READY);
-    ETL_CELL(v, W_NEW_WAITED, i, waited, k & ETL_SF_WAITED);
-    ETL_CELL(v, W_READIED_AT, i, sf->readied_at, k & ETL_SF_READIED);
-    ETL_CELL(v, W_READYING_CPU, u, sf->readying_cpu, k & ETL_SF_READIED);
-    ETL_CELL(v, W_READYING_TID, u, sf->readying_tid, k & ETL_SF_READIER);
-    ETL_CELL(v, W_READIED_BY_DPC, u, (sf->ready_flag & ETL_READY_FROM_DPC) ? 1 : 0,
-             k & ETL_SF_READIED);
-    struct etl_who wr = { 0, 0, NULL, ETL_PM_NONE, ETL_PM_NONE, false };
-    if (k & ETL_SF_READIER)
+    if (k & ETL_SF_SINCE) {
+        set |= BIT(W_NEW_SINCE_LAST);
+        v[W_NEW_SINCE_LAST].v.i = sub_sat(ns, since);
+    }
+    if (k & ETL_SF_READY) {
+        set |= BIT(W_NEW_READY);
+        v[W_NEW_READY].v.i = sub_sat(ns, from);
+    }
+    if (k & ETL_SF_WAITED) {
+        set |= BIT(W_NEW_WAITED);
+        v[W_NEW_WAITED].v.i = waited;
+    }
+    if (k & ETL_SF_READIED) {
+        set |= BIT(W_READIED_AT) | BIT(W_READYING_CPU) | BIT(W_READIED_BY_DPC);
+        v[W_READIED_AT].v.i = sf->readied_at;
+        v[W_READYING_CPU].v.u = sf->readying_cpu;
+        v[W_READIED_BY_DPC].v.u = (sf->ready_flag & ETL_READY_FROM_DPC) ? 1 : 0;
+    }
+    if (k & ETL_SF_READIER) {
+        struct etl_who wr;
         etl_procmap_who(cx->map, sf->readying_tid, sf->readied_at, &wr);
-    ETL_CELL(v, W_READYING_PID, u, wr.pid, wr.known);
-    ETL_CELL_STRN(v, W_READYING_PROCESS, wr.image, wr.image_len, wr.image != NULL);
-    ETL_CELL(v, W_NEW_RUN, i, x->has_next ? sub_sat(etl_clock_ns(clk, x->next_ts), ns) : 0,
-             x->has_next);
-    return etl_print_row(p, v);
+        set |= BIT(W_READYING_TID) | (uint64_t)wr.known << W_READYING_PID |
+               (uint64_t)(wr.image != NULL) << W_READYING_PROCESS;
+        v[W_READYING_TID].v.u = sf->readying_tid;
+        v[W_READYING_PID].v.u = wr.pid;
+        v[W_READYING_PROCESS].v.str = wr.image;
+        v[W_READYING_PROCESS].len = wr.image_len;
+    }
+    if (x->has_next) {
+        set |= BIT(W_NEW_RUN);
+        v[W_NEW_RUN].v.i = sub_sat(etl_clock_ns(clk, x->next_ts), ns);
+    }
+    return etl_print_row_set(p, v, set);
 }
 
 /* Takes the next switch from the reader into x, feeding the scheduling

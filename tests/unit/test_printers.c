@@ -1225,6 +1225,100 @@ START_TEST(text_exact_lines)
 }
 END_TEST
 
+/* ---- rows given by bits ------------------------------------------------- */
+
+/* Rows of the hand-made table with every subset of cells a generator
+ * gives, each printed once by its cells' flags (etl_print_row) and once by
+ * bits (etl_print_row_set, the flags turned the other way to show they are
+ * not read): every printer writes the same bytes both ways, horizontal and
+ * vertical, as does a printer without row_set (through the copy). */
+#define SUBSET_ROWS 600
+
+/* The cells of subset row r: all (every 100th from 50), none (every 100th)
+ * or those a generator gives. */
+static uint64_t subset_bits(size_t r, uint64_t *seed)
+{
+    uint64_t bits = unit_rand(seed) & (((uint64_t)1 << NCOLS) - 1);
+    if (r % 50 == 0)
+        bits = r % 100 ? (((uint64_t)1 << NCOLS) - 1) : 0;
+    return bits;
+}
+
+static char *run_subsets(const char *format, const struct etl_table *t, bool by_bits,
+                         bool no_row_set, size_t *len)
+{
+    struct capture c;
+    struct etl_printer *p = cap_open(&c, format, ETL_TIME_REL);
+    struct etl_printer_ops ops = *p->ops;
+    if (no_row_set) {
+        ops.row_set = NULL;
+        p->ops = &ops;
+    }
+    p->clock.t0 = 1000;
+    p->clock.freq = 10000000;
+    p->clock.valid = true;
+    ck_assert_int_eq(etl_print_begin_file(p, bad_path), 0);
+    ck_assert_int_eq(etl_print_begin_table(p, t), 0);
+    uint64_t seed = 12345;
+    for (size_t r = 0; r < SUBSET_ROWS; r++) {
+        struct etl_value v[NCOLS];
+        fill_row(r % NHOSTILE, v);
+        uint64_t bits = subset_bits(r, &seed);
+        for (size_t i = 0; i < NCOLS; i++)
+            v[i].set = (bits >> i & 1) != by_bits;
+        ck_assert_int_eq(by_bits ? etl_print_row_set(p, v, bits) : etl_print_row(p, v), 0);
+    }
+    ck_assert_int_eq(etl_print_end_table(p), 0);
+    ck_assert_int_eq(etl_print_end_file(p), 0);
+    char *out = cap_close(&c, len);
+    return out;
+}
+
+START_TEST(rows_by_bits)
+{
+    setup_strings();
+    static const char *const formats[] = { "text", "csv", "xml", "json" };
+    const struct etl_table *tables[] = { &rec_table, &rec_vtable };
+    for (size_t k = 0; k < 4; k++)
+        for (size_t t = 0; t < 2; t++) {
+            size_t n1, n2, n3;
+            char *a = run_subsets(formats[k], tables[t], false, false, &n1);
+            char *b = run_subsets(formats[k], tables[t], true, false, &n2);
+            char *c = run_subsets(formats[k], tables[t], true, true, &n3);
+            ck_assert_msg(n1 == n2 && memcmp(a, b, n1) == 0, "%s: rows by bits differ", formats[k]);
+            ck_assert_msg(n1 == n3 && memcmp(a, c, n1) == 0, "%s: rows through the copy differ",
+                          formats[k]);
+            ck_assert_uint_gt(n1, 10000);
+            if (k == 1) {
+                /* Each CSV field is its row's field with every cell set, or
+                 * empty when its cell is not carried. */
+                struct csv_doc d;
+                const char *why = "";
+                ck_assert_msg(csv_parse(a, n1, &d, &why, false), "CSV does not parse: %s", why);
+                size_t full;
+                char *f = run("csv", &rec_table, &full);
+                struct csv_doc fd;
+                ck_assert(csv_parse(f, full, &fd, &why, false));
+                ck_assert_uint_eq(d.nrec, 1 + SUBSET_ROWS);
+                uint64_t seed = 12345;
+                for (size_t r = 0; r < SUBSET_ROWS; r++) {
+                    uint64_t bits = subset_bits(r, &seed);
+                    ck_assert_uint_eq(d.nf[r + 1], NCOLS);
+                    for (size_t col = 0; col < NCOLS; col++)
+                        ck_assert_str_eq(d.rec[r + 1][col],
+                                         bits >> col & 1 ? fd.rec[1 + r % NHOSTILE][col] : "");
+                }
+                csv_free(&d);
+                csv_free(&fd);
+                free(f);
+            }
+            free(a);
+            free(b);
+            free(c);
+        }
+}
+END_TEST
+
 /* ---- write errors -------------------------------------------------------- */
 
 START_TEST(write_error_dev_full)
@@ -1288,6 +1382,7 @@ int main(void)
     tcase_add_test(tc, xml_schema_views);
     tcase_add_test(tc, text_hostile);
     tcase_add_test(tc, write_error_dev_full);
+    tcase_add_test(tc, rows_by_bits);
     suite_add_tcase(s, tc);
     int rc = unit_run(s);
     etl_fields_free(&hfl);
