@@ -66,6 +66,7 @@ struct xml_state {
     size_t val_cap;
     const struct etl_table *keys_of; /* the table key[] describes */
     struct xml_key key[XML_KEYS];    /* its first columns' attribute keys */
+    const struct xml_key *keyp[XML_KEYS]; /* each, or NULL when it has none */
     bool started;        /* the declaration and <etldump> are written */
     bool in_file;        /* a <file> element is open */
     bool tag_open;       /* the innermost open element's start tag lacks '>' */
@@ -506,12 +507,14 @@ static int xml_compose(struct etl_printer *p, struct xml_state *x,
             size_t nl = strlen(t->cols[i].name);
             memset(k->s, 0, sizeof k->s);
             k->len = 0;
+            x->keyp[i] = NULL;
             if (nl + 3 > XML_KEY_SLOT)
                 continue;
             k->s[0] = ' ';
             memcpy(k->s + 1, t->cols[i].name, nl);
             memcpy(k->s + 1 + nl, "=\"", 2);
             k->len = nl + 3;
+            x->keyp[i] = k;
         }
         x->keys_of = t;
     }
@@ -524,7 +527,7 @@ static int xml_compose(struct etl_printer *p, struct xml_state *x,
             m &= ((uint64_t)1 << (ncols - base)) - 1;
         for (; m; m &= m - 1) {
             size_t i = base + etl_ctz64(m);
-            const struct xml_key *key = i < XML_KEYS && x->key[i].len ? &x->key[i] : NULL;
+            const struct xml_key *key = i < XML_KEYS ? x->keyp[i] : NULL;
             if (xml_cell(p, o, &t->cols[i], key, &vals[i], &fl) < 0)
                 return -1;
         }
