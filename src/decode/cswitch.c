@@ -175,13 +175,15 @@ size_t etl_decode_batch(const struct etl_event *ev, struct etl_cursor *c, unsign
             diag(ctx, ev, pos, "compact switch record runs past the end of its batch");
             break;
         }
+        /* The record's bytes, checked once. */
+        const uint8_t *rp = etl_cur_take(c, need);
         struct etl_switch *sw = &out[n];
         memset(sw, 0, sizeof *sw);
         sw->cpu = ev->cpu;
         sw->source = ETL_SW_COMPACT;
         sw->form = (uint8_t)type;
         unsigned idx = 0, swr = 0;
-        uint32_t w = type == ETL_CCSWAP_IDLE_SHORT ? etl_cur_u16(c) : etl_cur_u32(c);
+        uint32_t w = type == ETL_CCSWAP_IDLE_SHORT ? etl_le16(rp) : etl_le32(rp);
         switch (type) {
         case ETL_CCSWAP_IDLE_SHORT: /* TimeDelta:14 */
         case ETL_CCSWAP_IDLE:       /* TimeDelta:30 */
@@ -200,7 +202,7 @@ size_t etl_decode_batch(const struct etl_event *ev, struct etl_cursor *c, unsign
         }
         default: { /* FULL: TimeDelta:30 | OldThreadIdIndex:4, OldThreadStateWr:6,
                       OldThreadPriority:5, NewThreadWaitTime:17 */
-            uint32_t w1 = etl_cur_u32(c);
+            uint32_t w1 = etl_le32(rp + 4);
             ts += w >> 2;
             idx = w1 & 0xF;
             swr = (w1 >> 4) & 0x3F;

@@ -35,12 +35,17 @@ struct tstate {
     uint8_t rt_flag;
     bool has_out, out_has_state, out_has_wr;
     bool has_rt, rt_on_known;
+    bool spent;                /* used up by a switch-in: its slot is kept for
+                                * the thread's next switch-out, but it holds
+                                * nothing (has_out, has_rt false) and counts
+                                * as no entry */
 };
 
 struct etl_sched {
     const struct etl_procmap *map;
     struct tstate *t;
-    size_t n, cap;             /* slots used, slots (a power of two) */
+    size_t n, cap;             /* entries (spent ones aside), slots (a power of two) */
+    size_t nspent;             /* spent entries */
     uint32_t epoch;            /* known gaps so far */
     uint64_t forgotten;        /* threads dropped by sweeps */
 };
@@ -126,7 +131,7 @@ static bool rebuild(struct etl_sched *s, size_t ncap, const struct keep *k)
         return false;
     size_t n = 0;
     for (size_t i = 0; i < s->cap; i++) {
-        if (!s->t[i].key)
+        if (!s->t[i].key || s->t[i].spent)
             continue;
         if (kept(s, &s->t[i], k)) {
             put(t, ncap, &s->t[i]);
@@ -139,6 +144,7 @@ static bool rebuild(struct etl_sched *s, size_t ncap, const struct keep *k)
     s->t = t;
     s->cap = ncap;
     s->n = n;
+    s->nspent = 0;
     return true;
 }
 
@@ -184,6 +190,10 @@ static struct keep sweep_keep(const struct etl_sched *s)
 static void remove_slot(struct etl_sched *s, size_t j)
 {
     size_t mask = s->cap - 1;
+    if (s->t[j].spent)
+        s->nspent--;
+    else
+        s->n--;
     for (size_t k = (j + 1) & mask; s->t[k].key; k = (k + 1) & mask) {
         size_t home = key_slot(s->t[k].key, s->cap);
         /* k's entry may move to j when j lies on its way from home to k */
@@ -193,7 +203,6 @@ static void remove_slot(struct etl_sched *s, size_t j)
         }
     }
     memset(&s->t[j], 0, sizeof s->t[j]);
-    s->n--;
 }
 
 /* Returns the key of thread tid at ts (w: who it is, or NULL to look it up). */
@@ -222,17 +231,24 @@ static size_t slot_of(const struct etl_sched *s, uint64_t key)
 static struct tstate *state_of(struct etl_sched *s, uint64_t key)
 {
     size_t j = slot_of(s, key);
-    if (s->t[j].key)
+    if (s->t[j].key && !s->t[j].spent)
         return &s->t[j];
-    if (s->n + 1 > SCHED_KEPT || (s->n + 1) * 2 > s->cap) {
-        bool full = s->n + 1 > SCHED_KEPT;
+    /* A new entry; a spent one of the key takes no new slot. Spent entries
+     * go when the table is rebuilt: when it grows, when a sweep comes, or
+     * when with them it would be three quarters full. */
+    bool revive = s->t[j].key != 0;
+    bool full = s->n + 1 > SCHED_KEPT, grow = (s->n + 1) * 2 > s->cap;
+    if (full || grow || (!revive && (s->n + s->nspent + 1) * 4 > s->cap * 3)) {
         struct keep k = { false, 0, 0 };
         if (full)
             k = sweep_keep(s);
-        if (!rebuild(s, full ? s->cap : s->cap * 2, &k))
+        if (!rebuild(s, grow && !full ? s->cap * 2 : s->cap, &k))
             return NULL;
         j = slot_of(s, key);
+        revive = false;
     }
+    if (revive)
+        s->nspent--;
     memset(&s->t[j], 0, sizeof s->t[j]);
     s->t[j].key = key;
     s->n++;
@@ -334,9 +350,14 @@ bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
     if ((sw->has & SW_NEW_TID) && sw->new_tid != 0) {
         /* What is known of it is used once: a thread on a CPU has no entry. */
         size_t j = slot_of(s, key_of(s, sw->new_tid, sw->ts, wn));
-        if (s->t[j].key) {
-            switch_in(s, &s->t[j], sw->ts, f);
-            remove_slot(s, j);
+        struct tstate *t = &s->t[j];
+        if (t->key && !t->spent) {
+            switch_in(s, t, sw->ts, f);
+            /* Spent: it stays for the thread's switch-out to come. */
+            t->spent = true;
+            t->has_out = t->has_rt = false;
+            s->n--;
+            s->nspent++;
         }
     }
     return true;
