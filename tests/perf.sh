@@ -26,6 +26,10 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 "$mktrace" --quiet --encoding=compact --cpus=4 --switches=200000 --seed=5 "$tmp/compact.etl" -
 "$mktrace" --quiet --encoding=cswitch --cpus=4 --switches=200000 --seed=5 "$tmp/cswitch.etl" -
+# Compact batches among Process, Thread, ReadyThread, DPC and ISR events, as
+# a kernel trace has them (counted per switch, every event included).
+"$mktrace" --quiet --encoding=compact --cpus=4 --switches=200000 --seed=5 --processes --ready \
+    --dpc "$tmp/ready.etl" -
 
 # Instructions executed by etldump ARGS.
 count() {
