@@ -114,24 +114,38 @@ size_t etl_fmt_hex(uint64_t v, int digits, char *out);
 /* ns as seconds with `decimals` (1-9) fractional digits, truncated. */
 size_t etl_fmt_seconds(int64_t ns, int decimals, char *out);
 
-/* etl_fmt_seconds(ns, 9, out), inline for ns >= 0: the whole seconds, the
- * point, the first decimal and the other eight in one store. */
+/* Writes the whole seconds of ns (>= 0) at out; returns their length,
+ * and the nanoseconds past them in *frac. */
+ETL_INLINE size_t etl_fmt_whole_seconds(uint64_t ns, char *out, uint32_t *frac)
+{
+    uint64_t secs = ns / 1000000000u;
+    *frac = (uint32_t)(ns - secs * 1000000000u);
+    if (secs < 10) { /* the usual duration */
+        out[0] = (char)('0' + secs);
+        return 1;
+    }
+    return etl_fmt_u64(secs, out);
+}
+
+/* Writes the point and the nine decimals of frac (< 10^9) at out: the
+ * first decimal, then the other eight in one store; returns 10. */
+ETL_INLINE size_t etl_fmt_point9(uint32_t frac, char *out)
+{
+    uint32_t first = frac / 100000000u;
+    out[0] = '.';
+    out[1] = (char)('0' + first);
+    etl_fmt_store8(out + 2, etl_fmt_digits8(frac - first * 100000000u));
+    return 10;
+}
+
+/* etl_fmt_seconds(ns, 9, out), inline for ns >= 0. */
 ETL_INLINE size_t etl_fmt_seconds9(int64_t ns, char *out)
 {
     if (ns < 0)
         return etl_fmt_seconds(ns, 9, out);
-    uint64_t secs = (uint64_t)ns / 1000000000u;
-    uint32_t frac = (uint32_t)((uint64_t)ns - secs * 1000000000u);
-    size_t n = 1;
-    if (secs < 10)
-        out[0] = (char)('0' + secs);
-    else
-        n = etl_fmt_u64(secs, out);
-    uint32_t first = frac / 100000000u;
-    out[n] = '.';
-    out[n + 1] = (char)('0' + first);
-    etl_fmt_store8(out + n + 2, etl_fmt_digits8(frac - first * 100000000u));
-    return n + 10;
+    uint32_t frac;
+    size_t n = etl_fmt_whole_seconds((uint64_t)ns, out, &frac);
+    return n + etl_fmt_point9(frac, out + n);
 }
 
 /* Sets m to the digits of key unless it holds them already. */
@@ -172,29 +186,18 @@ ETL_INLINE size_t etl_fmt_seconds9_memo(int64_t ns, char *out, struct etl_fmt_me
     uint64_t secs = (uint64_t)ns / 1000000000u;
     if (ns < 0 || secs < 10)
         return etl_fmt_seconds9(ns, out);
-    uint32_t frac = (uint32_t)((uint64_t)ns - secs * 1000000000u);
     etl_fmt_memo_set(m, secs);
     memcpy(out, m->s, 16); /* secs has at most 11 digits */
-    size_t n = m->len;
-    uint32_t first = frac / 100000000u;
-    out[n] = '.';
-    out[n + 1] = (char)('0' + first);
-    etl_fmt_store8(out + n + 2, etl_fmt_digits8(frac - first * 100000000u));
-    return n + 10;
+    return m->len + etl_fmt_point9((uint32_t)((uint64_t)ns - secs * 1000000000u), out + m->len);
 }
 
-/* etl_fmt_seconds(ns, 6, out), inline for ns >= 0, as etl_fmt_seconds9. */
+/* etl_fmt_seconds(ns, 6, out), inline for ns >= 0. */
 ETL_INLINE size_t etl_fmt_seconds6(int64_t ns, char *out)
 {
     if (ns < 0)
         return etl_fmt_seconds(ns, 6, out);
-    uint64_t secs = (uint64_t)ns / 1000000000u;
-    uint32_t frac = (uint32_t)((uint64_t)ns - secs * 1000000000u);
-    size_t n = 1;
-    if (secs < 10)
-        out[0] = (char)('0' + secs);
-    else
-        n = etl_fmt_u64(secs, out);
+    uint32_t frac;
+    size_t n = etl_fmt_whole_seconds((uint64_t)ns, out, &frac);
     uint32_t first = frac / 100000000u;
     uint64_t rest = etl_fmt_digits8(frac - first * 100000000u);
     out[n] = '.';

@@ -164,9 +164,7 @@ static int csv_row_set(struct etl_printer *p, const struct etl_value *vals, cons
         return -1;
     size_t w = 0; /* commas written: column i has i + file before it */
     for (size_t base = 0; base < ncols; base += 64) {
-        uint64_t m = set[base / 64];
-        if (ncols - base < 64)
-            m &= ((uint64_t)1 << (ncols - base)) - 1;
+        uint64_t m = etl_set_word(set, base, ncols);
         while (m) {
             size_t i = base + etl_ctz64(m);
             m &= m - 1;

@@ -261,9 +261,7 @@ static int json_row_set(struct etl_printer *p, const struct etl_value *vals, con
     /* From each carried cell to the next. */
     const size_t ncols = t->ncols;
     for (size_t base = 0; base < ncols; base += 64) {
-        uint64_t m = set[base / 64];
-        if (ncols - base < 64)
-            m &= ((uint64_t)1 << (ncols - base)) - 1;
+        uint64_t m = etl_set_word(set, base, ncols);
         for (; m; m &= m - 1) {
             size_t i = base + etl_ctz64(m);
             json_cell(p, &t->cols[i], &keys[i], &vals[i], first);

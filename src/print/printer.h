@@ -259,6 +259,14 @@ static inline int etl_print_row_set(struct etl_printer *p, const struct etl_valu
  * cells vals: a printer's row through its row_set. */
 void etl_print_set_words(const struct etl_value *vals, size_t n, uint64_t *words);
 
+/* The word of set that holds columns base .. base + 63 (base a multiple of
+ * 64), without the bits of columns from n on. */
+static inline uint64_t etl_set_word(const uint64_t *set, size_t base, size_t n)
+{
+    uint64_t m = set[base / 64];
+    return n - base < 64 ? m & (((uint64_t)1 << (n - base)) - 1) : m;
+}
+
 /* The words etl_print_set_words fills for a table of n columns. */
 #define ETL_SET_WORDS(n) (((n) + 63) / 64)
 

@@ -403,9 +403,7 @@ static int text_row_set(struct etl_printer *p, const struct etl_value *vals, con
     memcpy(d, b->row, b->len);
     size_t i = b->last;
     for (size_t base = 0; base < b->last && i == b->last; base += 64) {
-        uint64_t m = set[base / 64];
-        if (b->last - base < 64)
-            m &= ((uint64_t)1 << (b->last - base)) - 1;
+        uint64_t m = etl_set_word(set, base, b->last);
         for (; m; m &= m - 1) {
             size_t k = base + etl_ctz64(m);
             if (b->end[k] && !put_in_place(p, b, k, &vals[k], d)) {

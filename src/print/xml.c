@@ -522,9 +522,7 @@ static int xml_compose(struct etl_printer *p, struct xml_state *x,
     const struct etl_fields *fl = NULL;
     const size_t ncols = t->ncols;
     for (size_t base = 0; base < ncols; base += 64) {
-        uint64_t m = set[base / 64];
-        if (ncols - base < 64)
-            m &= ((uint64_t)1 << (ncols - base)) - 1;
+        uint64_t m = etl_set_word(set, base, ncols);
         for (; m; m &= m - 1) {
             size_t i = base + etl_ctz64(m);
             const struct xml_key *key = i < XML_KEYS ? x->keyp[i] : NULL;
