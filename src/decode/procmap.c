@@ -345,10 +345,10 @@ static bool index_ids(struct id_index *ix, const void *base, size_t n, size_t si
 static bool in_force(const unsigned char *p, size_t id_at, uint32_t id, int64_t ts)
 {
     int64_t start;
-    uint32_t pid;
+    uint32_t its;
     memcpy(&start, p, sizeof start);
-    memcpy(&pid, p + id_at, sizeof pid);
-    return pid == id && start <= ts;
+    memcpy(&its, p + id_at, sizeof its);
+    return its == id && start <= ts;
 }
 
 /* Returns the lifetime of id with the latest start at or before ts, or

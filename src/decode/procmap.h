@@ -31,7 +31,7 @@
  *
  * Memory. A record takes 24 bytes (thread) or 48 (process); the lifetimes
  * are folded into the same arrays in place (sorted by ID, then start), and
- * an index by ID (8 bytes a slot, at most four slots an ID) finds an ID's
+ * an index by ID (8 bytes a slot, at most four slots a lifetime) finds an ID's
  * first lifetime, the one in force when the ID has one (most have); the
  * lifetimes of a reused ID are searched in the array. A row asks two or
  * three such questions, and a search of the whole array each time took

@@ -74,10 +74,10 @@ struct etl_value {
     bool set;
 };
 
-/* Fills cell i of a row: the member of the value union it holds (not str)
- * and whether the record carries it. */
+/* Fills cell i of a row: the member of the value union it holds and whether
+ * the record carries it (a string so given is measured by the printer). */
 #define ETL_CELL(row, i, member, val, has) \
-    ((row)[i].v.member = (val), (row)[i].set = (has))
+    ((row)[i].v.member = (val), (row)[i].len = 0, (row)[i].set = (has))
 
 /* Fills string cell i of a row: the string, and its length n when known
  * (0: the printer measures it). */
