@@ -317,12 +317,15 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                                                  &cx, sizeof cx, threads)
                                   : NULL;
     struct sw_item *x;
-    /* Each switch is built here and copied into its slot in one go: the
-     * slot's lines were last read by the thread that formatted them, and
-     * writing them piecemeal would wait for each in turn. */
+    /* With other threads each switch is built here and copied into its
+     * slot in one go: the slot's lines were last read by the thread that
+     * formatted them, and writing them piecemeal would wait for each in
+     * turn. With one thread it is built in its slot. */
     struct sw_item cur;
-    while (pp && (x = etl_pipe_slot(pp)) != NULL && next_switch(f, r, map, an, &cur)) {
-        *x = cur;
+    while (pp && (x = etl_pipe_slot(pp)) != NULL &&
+           next_switch(f, r, map, an, threads > 1 ? &cur : x)) {
+        if (threads > 1)
+            *x = cur;
         if (etl_pipe_commit(pp) != 0)
             break;
         if (o->strict && etl_file_problems(f))
