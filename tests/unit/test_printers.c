@@ -386,6 +386,10 @@ static bool csv_parse(const char *s, size_t n, struct csv_doc *d, const char **w
                 }
             }
             f[fl] = '\0';
+            /* Room for the rest of the input was taken: keep the field's. */
+            char *shrunk = realloc(f, fl + 1);
+            ck_assert_ptr_nonnull(shrunk);
+            f = shrunk;
             fields = realloc(fields, (nf + 1) * sizeof *fields);
             ck_assert_ptr_nonnull(fields);
             fields[nf++] = f;
