@@ -60,8 +60,8 @@ struct pool {
 };
 
 /* Where the lifetimes of each ID begin in their array, once the map is
- * finished: open addressing by ID, half full at most (NULL slots: not yet
- * built; questions then search the whole array). */
+ * finished: open addressing by ID, half full at most (NULL slots: not
+ * built, and the map has no lifetimes to ask of). */
 struct id_slot {
     uint32_t id;
     uint32_t first;           /* its first lifetime + 1; 0: an empty slot */
@@ -352,47 +352,39 @@ static bool in_force(const unsigned char *p, size_t id_at, uint32_t id, int64_t 
 }
 
 /* Returns the lifetime of id with the latest start at or before ts, or
- * ETL_PM_NONE: through the index when there is one. */
+ * ETL_PM_NONE, through the index of the n lifetimes at base. */
 static uint32_t lifetime_at(const struct id_index *ix, const void *base, size_t n,
                             size_t size, size_t id_at, uint32_t id, int64_t ts)
 {
     const unsigned char *b = base;
-    size_t lo = 0;
-    if (n == 0)
+    if (n == 0 || !ix->s)
         return ETL_PM_NONE;
-    if (ix->s) {
-        size_t j = id_home(id, ix->mask);
-        while (ix->s[j].first && ix->s[j].id != id)
-            j = (j + 1) & ix->mask;
-        if (!ix->s[j].first)
-            return ETL_PM_NONE;
-        lo = ix->s[j].first - 1;
-        int64_t start;
-        memcpy(&start, b + lo * size, sizeof start);
-        if (start > ts)
-            return ETL_PM_NONE;
-        /* The ID's lifetimes from lo on are in force at ts, then not: the
-         * last that is, by steps that double, then halve. */
-        size_t step = 1;
-        while (lo + step < n && in_force(b + (lo + step) * size, id_at, id, ts)) {
-            lo += step;
-            step *= 2;
-        }
-        size_t hi = lo + step < n ? lo + step : n;
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (in_force(b + mid * size, id_at, id, ts))
-                lo = mid;
-            else
-                hi = mid;
-        }
-        return (uint32_t)lo;
+    size_t j = id_home(id, ix->mask);
+    while (ix->s[j].first && ix->s[j].id != id)
+        j = (j + 1) & ix->mask;
+    if (!ix->s[j].first)
+        return ETL_PM_NONE;
+    size_t lo = ix->s[j].first - 1;
+    int64_t start;
+    memcpy(&start, b + lo * size, sizeof start);
+    if (start > ts)
+        return ETL_PM_NONE;
+    /* The ID's lifetimes from lo on are in force at ts, then not: the last
+     * that is, by steps that double, then halve. */
+    size_t step = 1;
+    while (lo + step < n && in_force(b + (lo + step) * size, id_at, id, ts)) {
+        lo += step;
+        step *= 2;
     }
-    size_t k = lifetimes_upto(b, n, size, id_at, id, ts);
-    uint32_t kid = 0;
-    if (k > 0)
-        memcpy(&kid, b + (k - 1) * size + id_at, sizeof kid);
-    return k > 0 && kid == id ? (uint32_t)(k - 1) : ETL_PM_NONE;
+    size_t hi = lo + step < n ? lo + step : n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (in_force(b + mid * size, id_at, id, ts))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
 }
 
 static size_t processes_upto(const struct etl_procmap *m, uint32_t id, int64_t ts)

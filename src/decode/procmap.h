@@ -40,9 +40,9 @@
  * thread records and ETL_PM_MAX_PROCESS_RECORDS process records (the first
  * ones in file order) and ETL_PM_MAX_NAME_BYTES of names, command lines
  * only while they take less than ETL_PM_MAX_CMDLINE_BYTES: with the table
- * that finds names while the map is built (freed before the indexes are
- * made) or the indexes (12 MiB at most), 40 MiB at most, whatever the file
- * holds. A record past a limit (or whose name would pass it) is left
+ * that finds names while the map is built (8 MiB at most) or the indexes
+ * made after it is freed (12 MiB at most), 44 MiB at most, whatever the
+ * file holds. A record past a limit (or whose name would pass it) is left
  * out and counted: a thread known only from records left out is unknown, a
  * process likewise has no image. The pre-pass warns once.
  */

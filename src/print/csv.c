@@ -191,17 +191,10 @@ static int csv_row_set(struct etl_printer *p, const struct etl_value *vals, cons
     return etl_print_status(p);
 }
 
-static int csv_row(struct etl_printer *p, const struct etl_value *vals)
-{
-    uint64_t set[ETL_SET_WORDS(ETL_MAX_COLS)];
-    etl_print_set_words(vals, p->table->ncols, set);
-    return csv_row_set(p, vals, set);
-}
 
 const struct etl_printer_ops etl_print_csv = {
     .name = "csv",
     .one_table = true,
     .begin_table = csv_begin_table,
-    .row = csv_row,
     .row_set = csv_row_set,
 };

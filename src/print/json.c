@@ -272,16 +272,9 @@ static int json_row_set(struct etl_printer *p, const struct etl_value *vals, con
     return etl_print_status(p);
 }
 
-static int json_row(struct etl_printer *p, const struct etl_value *vals)
-{
-    uint64_t set[ETL_SET_WORDS(ETL_MAX_COLS)];
-    etl_print_set_words(vals, p->table->ncols, set);
-    return json_row_set(p, vals, set);
-}
 
 const struct etl_printer_ops etl_print_json = {
     .name = "json",
-    .row = json_row,
     .row_set = json_row_set,
     .destroy = json_destroy,
 };

@@ -71,15 +71,18 @@ int etl_print_row_set_slow(struct etl_printer *p, const struct etl_value *vals, 
     return p->ops->row(p, v);
 }
 
-void etl_print_set_words(const struct etl_value *vals, size_t n, uint64_t *words)
+int etl_print_row_by_set(struct etl_printer *p, const struct etl_value *vals)
 {
-    for (size_t w = 0; w < ETL_SET_WORDS(n); w++) {
+    uint64_t set[(ETL_MAX_COLS + 63) / 64];
+    size_t n = p->table ? p->table->ncols : 0;
+    for (size_t w = 0; w < (n + 63) / 64; w++) {
         uint64_t m = 0;
         size_t k = n - 64 * w < 64 ? n - 64 * w : 64;
         for (size_t i = 0; i < k; i++)
             m |= (uint64_t)vals[64 * w + i].set << i;
-        words[w] = m;
+        set[w] = m;
     }
+    return p->ops->row_set(p, vals, set);
 }
 
 int etl_print_raw(struct etl_printer *p, const char *bytes, size_t n)

@@ -6,8 +6,8 @@
  * output's errno is kept).
  *
  * A new table format is one file defining a `struct etl_printer_ops` (only
- * `name` and `row` are required: every other operation has a default) and
- * one line in the registry in printer.c.
+ * `name`, and `row` or `row_set`, are required: every other operation has a
+ * default) and one line in the registry in printer.c.
  */
 #ifndef ETLDUMP_PRINTER_H
 #define ETLDUMP_PRINTER_H
@@ -118,7 +118,8 @@ struct etl_printer_ops {
     int (*begin_table)(struct etl_printer *p, const struct etl_table *t);
     int (*row)(struct etl_printer *p, const struct etl_value *vals);
     /* The same row with the cells it carries given by the bits of set
-     * (etl_print_row_set), their `set` flags unread. */
+     * (etl_print_row_set), their `set` flags unread. A printer may have
+     * this one alone: a row by flags is then turned into bits for it. */
     int (*row_set)(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set);
     int (*end_table)(struct etl_printer *p);
     /* A problem in the input, at a file offset. */
@@ -232,10 +233,12 @@ int etl_print_problem(struct etl_printer *p, uint64_t offset, const char *msg);
 int etl_print_end_file(struct etl_printer *p);
 int etl_print_describe(struct etl_printer *p, const char *line);
 
-/* Prints one row of the current table. */
+/* Prints one row of the current table: through the printer's row, or its
+ * row_set with the cells' flags turned into bits. */
+int etl_print_row_by_set(struct etl_printer *p, const struct etl_value *vals);
 static inline int etl_print_row(struct etl_printer *p, const struct etl_value *vals)
 {
-    return p->ops->row(p, vals);
+    return p->ops->row ? p->ops->row(p, vals) : etl_print_row_by_set(p, vals);
 }
 
 /* Most columns of a table that etl_print_row_set takes (one word of bits). */
@@ -255,9 +258,8 @@ static inline int etl_print_row_set(struct etl_printer *p, const struct etl_valu
     return etl_print_row_set_slow(p, vals, set);
 }
 
-/* Sets the bits of words[0 .. (n + 63) / 64) from the `set` flags of the n
- * cells vals: a printer's row through its row_set. */
-void etl_print_set_words(const struct etl_value *vals, size_t n, uint64_t *words);
+/* The bit of column c in a row's set. */
+#define ETL_SET_BIT(c) ((uint64_t)1 << (c))
 
 /* The word of set that holds columns base .. base + 63 (base a multiple of
  * 64), without the bits of columns from n on. */
@@ -267,8 +269,6 @@ static inline uint64_t etl_set_word(const uint64_t *set, size_t base, size_t n)
     return n - base < 64 ? m & (((uint64_t)1 << (n - base)) - 1) : m;
 }
 
-/* The words etl_print_set_words fills for a table of n columns. */
-#define ETL_SET_WORDS(n) (((n) + 63) / 64)
 
 /* Returns 0, or -1 once the output has failed. */
 static inline int etl_print_status(const struct etl_printer *p)

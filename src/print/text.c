@@ -418,12 +418,6 @@ static int text_row_set(struct etl_printer *p, const struct etl_value *vals, con
     return etl_print_status(p);
 }
 
-static int text_row(struct etl_printer *p, const struct etl_value *vals)
-{
-    uint64_t set[ETL_SET_WORDS(ETL_MAX_COLS)];
-    etl_print_set_words(vals, p->table->ncols, set);
-    return text_row_set(p, vals, set);
-}
 
 static int text_end_table(struct etl_printer *p)
 {
@@ -438,7 +432,6 @@ const struct etl_printer_ops etl_print_text = {
     .begin_file = text_begin_file,
     .describe = text_describe,
     .begin_table = text_begin_table,
-    .row = text_row,
     .row_set = text_row_set,
     .end_table = text_end_table,
     .destroy = text_destroy,

@@ -601,15 +601,6 @@ static int xml_row_set(struct etl_printer *p, const struct etl_value *vals, cons
     return xml_raw(p, x->row.buf + skip, x->row.len - skip);
 }
 
-static int xml_row(struct etl_printer *p, const struct etl_value *vals)
-{
-    if (!p->table)
-        return -1;
-    uint64_t set[ETL_SET_WORDS(ETL_MAX_COLS)];
-    etl_print_set_words(vals, p->table->ncols, set);
-    return xml_row_set(p, vals, set);
-}
-
 static int xml_problem(struct etl_printer *p, uint64_t offset, const char *msg)
 {
     /* Inside the open <file>; a problem outside any file (not expected)
@@ -691,11 +682,6 @@ static int op_begin_file(struct etl_printer *p, const char *path)
     return checked(p, xml_begin_file(p, path));
 }
 
-static int op_row(struct etl_printer *p, const struct etl_value *vals)
-{
-    return checked(p, xml_row(p, vals));
-}
-
 static int op_row_set(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set)
 {
     return checked(p, xml_row_set(p, vals, set));
@@ -725,7 +711,6 @@ const struct etl_printer_ops etl_print_xml = {
     .name = "xml",
     .wants_info = true,
     .begin_file = op_begin_file,
-    .row = op_row,
     .row_set = op_row_set,
     .raw = op_raw,
     .problem = op_problem,

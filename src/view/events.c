@@ -192,8 +192,6 @@ static bool keep_event(struct etl_pipe *pp, struct ev_item *it, const struct etl
     return true;
 }
 
-#define BIT(c) ((uint64_t)1 << (c))
-
 /* The columns of the header fields an event carries by its ETL_EV_* flags:
  * the flags from ETL_EV_HOOK to ETL_EV_VERSION are, in order, the columns
  * from hook_id to version (the asserts keep them so); a time gives
@@ -210,9 +208,9 @@ static uint64_t header_columns(uint32_t flags)
                    "the columns in the order of their ETL_EV_* flags");
     uint64_t set = (uint64_t)(flags >> 1 & 0x1Fu) << E_HOOK_ID;
     if (flags & ETL_EV_TS)
-        set |= BIT(E_TIMESTAMP) | BIT(E_TIME);
+        set |= ETL_SET_BIT(E_TIMESTAMP) | ETL_SET_BIT(E_TIME);
     if (flags & ETL_EV_TID)
-        set |= BIT(E_TID) | BIT(E_PID);
+        set |= ETL_SET_BIT(E_TID) | ETL_SET_BIT(E_PID);
     return set;
 }
 
@@ -225,8 +223,8 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
     const struct events_ctx *x = vctx;
     const struct etl_event *ev = &it->ev;
     struct etl_value v[E_COUNT];
-    uint64_t set = BIT(E_CPU) | BIT(E_HEADER_TYPE) | BIT(E_SIZE) | BIT(E_BUFFER_OFFSET) |
-                   BIT(E_EVENT_OFFSET) | header_columns(ev->flags);
+    uint64_t set = ETL_SET_BIT(E_CPU) | ETL_SET_BIT(E_HEADER_TYPE) | ETL_SET_BIT(E_SIZE) | ETL_SET_BIT(E_BUFFER_OFFSET) |
+                   ETL_SET_BIT(E_EVENT_OFFSET) | header_columns(ev->flags);
     if (it->pt) {
         memcpy(v + PT_FIRST, it->pt, PT_COUNT * sizeof *it->pt);
         for (size_t i = 0; i < PT_COUNT; i++)
@@ -249,10 +247,10 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
             etl_pipe_report(job, etl_event_problem(ev, at, what, msg, sizeof msg), msg);
         }
         v[E_FIELDS].v.p = &dec->fields;
-        set |= BIT(E_FIELDS);
+        set |= ETL_SET_BIT(E_FIELDS);
     }
     if (name) {
-        set |= BIT(E_EVENT_NAME);
+        set |= ETL_SET_BIT(E_EVENT_NAME);
         v[E_EVENT_NAME].v.str = name;
         v[E_EVENT_NAME].len = 0;
     }

@@ -113,8 +113,6 @@ struct sw_ctx {
     const struct etl_filter *flt;  /* NULL: every switch */
 };
 
-#define BIT(c) ((uint64_t)1 << (c))
-
 /* The columns a switch carries by its SW_* flags: the flags from SW_NEW_TID
  * to SW_OLD_QUANTUM are, in order, the columns from new_tid to
  * old_remaining_quantum, SW_OLD_RANK and SW_FLAGS are old_rank and flags
@@ -174,7 +172,7 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     struct etl_value v[W_COUNT];
     char b1[8], b2[8], b3[8];
     uint32_t h = sw->has;
-    uint64_t set = BIT(W_CPU) | BIT(W_TIMESTAMP) | BIT(W_TIME) | BIT(W_SOURCE) | sw_columns(h);
+    uint64_t set = ETL_SET_BIT(W_CPU) | ETL_SET_BIT(W_TIMESTAMP) | ETL_SET_BIT(W_TIME) | ETL_SET_BIT(W_SOURCE) | sw_columns(h);
     v[W_CPU].v.u = sw->cpu;
     v[W_TIMESTAMP].v.i = sw->ts;
     v[W_TIME].v.i = sw->ts;
@@ -199,7 +197,7 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     v[W_SOURCE].v.str = sw->source == ETL_SW_COMPACT ? "compact" : "cswitch";
     v[W_SOURCE].len = 7;
     if (sw->form < 4) {
-        set |= BIT(W_COMPACT_FORM);
+        set |= ETL_SET_BIT(W_COMPACT_FORM);
         v[W_COMPACT_FORM].v.str = form_names[sw->form].s;
         v[W_COMPACT_FORM].len = (uint32_t)form_names[sw->form].n;
     }
@@ -225,19 +223,19 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
                      : sub_sat(sf->wait_to == sf->ready_from ? from : etl_clock_ns(clk, sf->wait_to),
                                sf->wait_from == sf->since ? since : etl_clock_ns(clk, sf->wait_from));
     if (k & ETL_SF_SINCE) {
-        set |= BIT(W_NEW_SINCE_LAST);
+        set |= ETL_SET_BIT(W_NEW_SINCE_LAST);
         v[W_NEW_SINCE_LAST].v.i = sub_sat(ns, since);
     }
     if (k & ETL_SF_READY) {
-        set |= BIT(W_NEW_READY);
+        set |= ETL_SET_BIT(W_NEW_READY);
         v[W_NEW_READY].v.i = sub_sat(ns, from);
     }
     if (k & ETL_SF_WAITED) {
-        set |= BIT(W_NEW_WAITED);
+        set |= ETL_SET_BIT(W_NEW_WAITED);
         v[W_NEW_WAITED].v.i = waited;
     }
     if (k & ETL_SF_READIED) {
-        set |= BIT(W_READIED_AT) | BIT(W_READYING_CPU) | BIT(W_READIED_BY_DPC);
+        set |= ETL_SET_BIT(W_READIED_AT) | ETL_SET_BIT(W_READYING_CPU) | ETL_SET_BIT(W_READIED_BY_DPC);
         v[W_READIED_AT].v.i = sf->readied_at;
         v[W_READYING_CPU].v.u = sf->readying_cpu;
         v[W_READIED_BY_DPC].v.u = (sf->ready_flag & ETL_READY_FROM_DPC) ? 1 : 0;
@@ -245,7 +243,7 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     if (k & ETL_SF_READIER) {
         struct etl_who wr;
         etl_procmap_who(cx->map, sf->readying_tid, sf->readied_at, &wr);
-        set |= BIT(W_READYING_TID) | (uint64_t)wr.known << W_READYING_PID |
+        set |= ETL_SET_BIT(W_READYING_TID) | (uint64_t)wr.known << W_READYING_PID |
                (uint64_t)(wr.image != NULL) << W_READYING_PROCESS;
         v[W_READYING_TID].v.u = sf->readying_tid;
         v[W_READYING_PID].v.u = wr.pid;
@@ -253,7 +251,7 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
         v[W_READYING_PROCESS].len = wr.image_len;
     }
     if (x->has_next) {
-        set |= BIT(W_NEW_RUN);
+        set |= ETL_SET_BIT(W_NEW_RUN);
         v[W_NEW_RUN].v.i = sub_sat(etl_clock_ns(clk, x->next_ts), ns);
     }
     return etl_print_row_set(p, v, set);

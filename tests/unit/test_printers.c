@@ -1248,6 +1248,20 @@ static uint64_t subset_bits(size_t r, uint64_t *seed)
     return bits;
 }
 
+/* The printer's own operations, for row_by_flags. */
+static const struct etl_printer_ops *own_ops;
+
+/* A row by flags, as a printer with row and without row_set takes it: here
+ * written through the printer's own operations. */
+static int row_by_flags(struct etl_printer *p, const struct etl_value *vals)
+{
+    const struct etl_printer_ops *ops = p->ops;
+    p->ops = own_ops;
+    int rc = etl_print_row(p, vals);
+    p->ops = ops;
+    return rc;
+}
+
 static char *run_subsets(const char *format, const struct etl_table *t, bool by_bits,
                          bool no_row_set, size_t *len)
 {
@@ -1255,6 +1269,8 @@ static char *run_subsets(const char *format, const struct etl_table *t, bool by_
     struct etl_printer *p = cap_open(&c, format, ETL_TIME_REL);
     struct etl_printer_ops ops = *p->ops;
     if (no_row_set) {
+        own_ops = p->ops;
+        ops.row = row_by_flags;
         ops.row_set = NULL;
         p->ops = &ops;
     }
