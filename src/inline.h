@@ -2,7 +2,9 @@
  * inline.h - ETL_INLINE: a small function of a row's inner loop that must
  * be inlined where it is called (the compiler's own choice leaves some of
  * them out of line, a call per cell); ETL_UNLIKELY(x): x is usually false,
- * so that the compiler lays out the other way as the straight one.
+ * so that the compiler lays out the other way as the straight one;
+ * ETL_PREFETCH(a): the bytes at address a (an integer: it may lie past any
+ * object, where a prefetch does nothing) are asked for ahead of their use.
  */
 #ifndef ETLDUMP_INLINE_H
 #define ETLDUMP_INLINE_H
@@ -12,9 +14,11 @@
 #if defined(__GNUC__)
 #define ETL_INLINE static inline __attribute__((always_inline))
 #define ETL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ETL_PREFETCH(a) __builtin_prefetch((const void *)(a))
 #else
 #define ETL_INLINE static inline
 #define ETL_UNLIKELY(x) (x)
+#define ETL_PREFETCH(a) ((void)(a))
 #endif
 
 /* The index of the lowest set bit of m (m != 0). */

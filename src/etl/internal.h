@@ -46,6 +46,8 @@ struct etl_file {
     bool own_fd;
     const uint8_t *mem;       /* the memory block or the mapped file, or NULL */
     size_t map_len;           /* bytes mapped (map.c), 0 if not mapped */
+    uint8_t walk_way;         /* how walks in file order read a file read by
+                               * copying: 0 not asked yet, WALK_MAPPED, WALK_COPIED */
     int map_slot;             /* where map.c watches the mapping */
     uint64_t touched;         /* bytes read through it since pages went back */
     bool shrink_reported;     /* the file was found shorter than at open */
@@ -75,9 +77,11 @@ struct etl_file {
 
 /* How regular files are read (reader.c): ETL_READ_CHOOSE by the rule there
  * (by copying, or mapped: files with compressed buffers, or with large
- * buffers on many CPUs); the tests set ETL_READ_COPY or ETL_READ_MAP to read
- * a file each way and compare. */
-enum etl_read_way { ETL_READ_CHOOSE, ETL_READ_COPY, ETL_READ_MAP };
+ * buffers on many CPUs; walks in file order of large files read by copying
+ * go through a mapping when etl_map_faster says so); the tests set
+ * ETL_READ_COPY or ETL_READ_MAP to read a file each way and compare, and
+ * ETL_READ_WALK_MAP for copies but every walk in file order mapped. */
+enum etl_read_way { ETL_READ_CHOOSE, ETL_READ_COPY, ETL_READ_MAP, ETL_READ_WALK_MAP };
 extern enum etl_read_way etl_read_way;
 
 /* A loaded buffer: its bytes (decompressed) and the range holding events. */
@@ -138,6 +142,14 @@ bool etl_map_open(struct etl_file *f);
 void etl_map_close(struct etl_file *f);
 void etl_map_release(const struct etl_file *f, uint64_t off, uint64_t len);
 bool etl_map_shrunk(const struct etl_file *f, uint64_t *at);
+
+/* Whether the mapped file f reads faster through its mapping than by
+ * copying, on this machine with its page cache as it is now: the first
+ * ETL_MAP_PROBE bytes read and summed in place, against the next as many
+ * read by copying (as a walk copies) and summed. False for a file shorter
+ * than twice that. */
+#define ETL_MAP_PROBE (4u << 20)
+bool etl_map_faster(const struct etl_file *f);
 
 /* Reports once that the mapped file shrank while it was read (a file read
  * by copying says so where a read comes short). */

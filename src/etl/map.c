@@ -15,14 +15,26 @@
  * mapped file does not count in the process's resident memory as it is
  * read: the file stays in the page cache, and a page read again is mapped
  * again from there.
+ *
+ * Whether a mapping is the faster way depends on the machine and on how
+ * its page cache holds the file: on the README's virtual machine a walk in
+ * file order of a 1 GB trace took 0.22 s by copying and 0.83 s mapped
+ * while the cache held it in 4 KiB pages (a fault every few pages), and
+ * 0.19 s mapped against 0.28 s copied while it held it in large folios.
+ * etl_map_faster measures it on the file itself.
  */
 #include "etl/internal.h"
+
+#include "cursor.h"
+#include "spill.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Mappings watched at once; past that files are read by copying. */
@@ -159,4 +171,51 @@ bool etl_map_shrunk(const struct etl_file *f, uint64_t *at)
         return false;
     *at = a - 1;
     return true;
+}
+
+/* Seconds of the monotonic clock. */
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The sum of the 64-bit words of p[0..n), n rounded down to a multiple of 8. */
+static uint64_t sum_words(const uint8_t *p, size_t n)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i + 8 <= n; i += 8)
+        s += etl_le64(p + i);
+    return s;
+}
+
+/* The sums of the probe, kept so that the reads are not left out. */
+static volatile uint64_t probe_sum;
+
+/* Bytes copied at a time by the probe: the walk's window (read_raw). */
+#define PROBE_COPY (1u << 20)
+
+bool etl_map_faster(const struct etl_file *f)
+{
+    if (!f->map_len || f->file_size < 2u * ETL_MAP_PROBE)
+        return false;
+    uint8_t *buf = malloc(PROBE_COPY);
+    if (!buf)
+        return false;
+    memset(buf, 0, PROBE_COPY); /* its pages had before the copies are timed */
+    double t0 = seconds_now();
+    uint64_t s = sum_words(f->mem, ETL_MAP_PROBE);
+    double t1 = seconds_now();
+    bool whole = true;
+    for (size_t done = 0; done < ETL_MAP_PROBE && whole; done += PROBE_COPY) {
+        size_t got = etl_pread_full(f->fd, buf, PROBE_COPY, ETL_MAP_PROBE + done);
+        s += sum_words(buf, got);
+        whole = got == PROBE_COPY;
+    }
+    double t2 = seconds_now();
+    free(buf);
+    probe_sum = s;
+    etl_map_release(f, 0, ETL_MAP_PROBE);
+    return whole && t1 - t0 < t2 - t1;
 }

@@ -736,6 +736,13 @@ static void copy_failed(struct etl_file *f, uint64_t off, const char *what)
  * when it does not hold them. */
 static void read_raw(struct etl_file *f, uint64_t off, size_t want, struct etl_loaded *l)
 {
+    if (f->mem) { /* mapped for a walk in file order: read in place */
+        l->raw = f->mem + off;
+        l->have = off < f->file_size ? (size_t)(f->file_size - off) : 0;
+        if (l->have > want)
+            l->have = want;
+        return;
+    }
     if (l->windowed) {
         if (off < l->win_off || off - l->win_off > l->win_len ||
             l->win_len - (off - l->win_off) < want) {
@@ -1070,12 +1077,50 @@ static bool walk_indexing(struct etl_file *f, struct etl_loaded *l, size_t *walk
     return true;
 }
 
+/* Files read by copying at least this long are walked in file order
+ * through a mapping when etl_map_faster finds that faster, asked once per
+ * file; the mapping lasts the walk. */
+#define WALK_MAP_MIN (64u << 20)
+#define WALK_MAPPED 1
+#define WALK_COPIED 2
+
+/* Maps f, read by copying, for a walk in file order when that is the faster
+ * way; true when it did. */
+static bool walk_map(struct etl_file *f)
+{
+    if (f->mem || f->fd < 0)
+        return false;
+    if (etl_read_way == ETL_READ_WALK_MAP)
+        return etl_map_open(f);
+    if (etl_read_way != ETL_READ_CHOOSE || f->file_size < WALK_MAP_MIN ||
+        f->walk_way == WALK_COPIED || !etl_map_open(f))
+        return false;
+    if (!f->walk_way)
+        f->walk_way = etl_map_faster(f) ? WALK_MAPPED : WALK_COPIED;
+    if (f->walk_way == WALK_MAPPED)
+        return true;
+    etl_map_close(f);
+    return false;
+}
+
+/* Ends a walk: the shrinking of a mapped file said, the mapping of walk_map
+ * let go unless the index now says the file is to be read mapped (it has
+ * compressed buffers), the loaded buffer freed. */
+static void walk_end(struct etl_file *f, bool mapped, struct etl_loaded *l)
+{
+    etl_check_shrunk(f);
+    etl_loaded_free(l);
+    if (mapped && !(f->indexed && map_is_better(f)))
+        etl_map_close(f);
+}
+
 /* etl_walk_file with w's functions. */
 static void walk_file(struct etl_file *f, const struct walker *w)
 {
     struct etl_loaded l;
     memset(&l, 0, sizeof l);
     l.windowed = true; /* the index is in file order */
+    bool mapped = walk_map(f);
     size_t i = 0;
     bool go = true;
     if (!f->indexed && !f->scope && f->index_at == 0)
@@ -1083,7 +1128,7 @@ static void walk_file(struct etl_file *f, const struct walker *w)
     /* The rest of the index (all of it for a walk inside a scope): from the
      * buffer the walk stopped at, for the totals when fn stopped it. */
     if (!f->indexed && (f->nomem || !etl_file_index(f))) {
-        etl_loaded_free(&l);
+        walk_end(f, mapped, &l);
         return;
     }
     /* Other threads decompress the buffers ahead (not inside another walk,
@@ -1092,7 +1137,7 @@ static void walk_file(struct etl_file *f, const struct walker *w)
     if (go && !f->ahead && i == 0) {
         if (!etl_ahead_start(f, f->threads, &f->ahead)) {
             f->nomem = true;
-            etl_loaded_free(&l);
+            walk_end(f, mapped, &l);
             return;
         }
         ahead = f->ahead != NULL;
@@ -1104,8 +1149,7 @@ static void walk_file(struct etl_file *f, const struct walker *w)
             f->nomem = true;
         f->ahead = NULL;
     }
-    etl_check_shrunk(f);
-    etl_loaded_free(&l);
+    walk_end(f, mapped, &l);
 }
 
 void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)

@@ -691,6 +691,8 @@ struct seen {
     uint64_t events, ev_hash;
     uint64_t problems, pr_hash, pr_sum;
     uint64_t last_buffer;      /* the largest buffer offset of an event */
+    const struct etl_file *f;  /* the file walked, while it is */
+    uint64_t in_place;         /* events seen while it was mapped */
 };
 
 static bool seen_event(void *ctx, const struct etl_event *ev)
@@ -705,6 +707,8 @@ static bool seen_event(void *ctx, const struct etl_event *ev)
     h = fnv(h, &ev->data_len, sizeof ev->data_len);
     x->ev_hash = fnv(h, ev->data, ev->data_len);
     x->events++;
+    if (x->f && x->f->map_len)
+        x->in_place++;
     if (ev->buffer_offset > x->last_buffer)
         x->last_buffer = ev->buffer_offset;
     return true;
@@ -746,7 +750,12 @@ static void read_way(const char *path, enum etl_read_way way, unsigned threads,
                       f->map_len ? "mapped" : "by copying");
         if (k == 0) {
             etl_file_set_threads(f, threads);
+            x[k].f = f;
             etl_walk_file(f, seen_event, &x[k]);
+            x[k].f = NULL;
+            /* A walk mapped for itself lets the mapping go at its end. */
+            if (way == ETL_READ_WALK_MAP)
+                ck_assert_msg(!f->map_len, "%s: still mapped after the walk", path);
         } else {
             struct etl_streams *s = etl_streams_new(f);
             ck_assert_ptr_nonnull(s);
@@ -768,12 +777,17 @@ static void read_way(const char *path, enum etl_read_way way, unsigned threads,
 static void same_both_ways(const char *path, uint64_t min_events, uint64_t min_problems,
                            void (*after_open)(const char *path, bool undo))
 {
-    struct seen c[2], w[2], m[2], m3[2];
+    struct seen c[2], w[2], wm[2], m[2], m3[2];
     read_way(path, ETL_READ_COPY, 1, true, c, after_open);
     /* Indexed by the walk (but for a file after_open changes once the
-     * index is built). */
-    if (!after_open)
+     * index is built), and so through a mapping of the walk's own. */
+    if (!after_open) {
         read_way(path, ETL_READ_COPY, 1, false, w, NULL);
+        read_way(path, ETL_READ_WALK_MAP, 1, false, wm, NULL);
+        ck_assert_msg(wm[0].in_place == wm[0].events, "%s: %llu of %llu events read in place",
+                      path, (unsigned long long)wm[0].in_place,
+                      (unsigned long long)wm[0].events);
+    }
     read_way(path, ETL_READ_MAP, 1, false, m, after_open);
     read_way(path, ETL_READ_MAP, 3, false, m3, after_open); /* compressed: decompressed ahead */
     for (int k = 0; k < 2; k++) {
@@ -797,6 +811,13 @@ static void same_both_ways(const char *path, uint64_t min_events, uint64_t min_p
                           "%s: problems differ, indexed first %llu, by the walk %llu", path,
                           (unsigned long long)c[k].problems,
                           (unsigned long long)w[k].problems);
+            ck_assert_msg(wm[k].events == w[k].events && wm[k].ev_hash == w[k].ev_hash,
+                          "%s: events differ, by the walk copied %llu, mapped %llu", path,
+                          (unsigned long long)w[k].events, (unsigned long long)wm[k].events);
+            ck_assert_msg(wm[k].problems == w[k].problems && wm[k].pr_hash == w[k].pr_hash,
+                          "%s: problems differ, by the walk copied %llu, mapped %llu", path,
+                          (unsigned long long)w[k].problems,
+                          (unsigned long long)wm[k].problems);
         }
         ck_assert_uint_eq(m3[k].events, m[k].events);
         ck_assert_uint_eq(m3[k].ev_hash, m[k].ev_hash);
