@@ -108,7 +108,7 @@ size_t etl_fmt_u64_wide(uint64_t v, char *out)
 }
 
 /* Two lowercase hex digits for every byte value. */
-static const char hex_pairs[513] =
+const char etl_hex_pairs[513] =
     "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
     "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
     "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
@@ -136,11 +136,11 @@ size_t etl_fmt_hex(uint64_t v, int digits, char *out)
     int left = n;
     for (; left >= 2; left -= 2) {
         p -= 2;
-        memcpy(p, hex_pairs + 2 * (v & 0xFF), 2);
+        memcpy(p, etl_hex_pairs + 2 * (v & 0xFF), 2);
         v >>= 8;
     }
     if (left)
-        p[-1] = hex_pairs[2 * (v & 0xF) + 1];
+        p[-1] = etl_hex_pairs[2 * (v & 0xF) + 1];
     return (size_t)n + 2;
 }
 
@@ -239,7 +239,7 @@ void etl_guid_str(const uint8_t g[16], char out[37])
     static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
     static const uint8_t at[16] = { 0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34 };
     for (size_t i = 0; i < 16; i++)
-        memcpy(out + at[i], hex_pairs + 2 * g[order[i]], 2);
+        memcpy(out + at[i], etl_hex_pairs + 2 * g[order[i]], 2);
     out[8] = out[13] = out[18] = out[23] = '-';
     out[36] = '\0';
 }

@@ -74,6 +74,21 @@ ETL_INLINE void etl_fmt_store4(char *out, uint64_t d)
 /* etl_fmt_u64 from 10^4 on (fmt.c). */
 size_t etl_fmt_u64_wide(uint64_t v, char *out);
 
+/* etl_fmt_u64 for 10^4 <= v < 10^8: the eight digits of etl_fmt_digits8
+ * without their leading zeros (the bytes below the first non-zero digit:
+ * at most three here), written exactly as two stores of four bytes that
+ * overlap; the second holds the last four digits, the upper half of the
+ * eight whatever their count. */
+ETL_INLINE size_t etl_fmt_u64_5to8(uint32_t v, char *out)
+{
+    uint64_t d = etl_fmt_digits8(v);
+    unsigned lz = etl_ctz64(d & 0x0F0F0F0F0F0F0F0Full) >> 3;
+    size_t n = 8 - lz;
+    etl_fmt_store4(out, d >> (8 * lz));
+    etl_fmt_store4(out + n - 4, d >> 32);
+    return n;
+}
+
 /* Each writes at out and returns the length; no terminator is written. */
 /* Decimal. Inline up to four digits (counts, IDs, priorities: most numbers
  * a row shows), each two from the table. */
@@ -98,6 +113,8 @@ ETL_INLINE size_t etl_fmt_u64(uint64_t v, char *out)
         memcpy(out + 2, etl_digit_pairs + 2 * lo, 2);
         return 4;
     }
+    if (v < 100000000u)
+        return etl_fmt_u64_5to8((uint32_t)v, out);
     return etl_fmt_u64_wide(v, out);
 }
 
@@ -111,6 +128,21 @@ ETL_INLINE size_t etl_fmt_i64(int64_t v, char *out)
 
 /* "0x" and at least `digits` lowercase hex digits (more when v needs them). */
 size_t etl_fmt_hex(uint64_t v, int digits, char *out);
+
+/* Two lowercase hex digits for every byte value: "000102...ff". */
+extern const char etl_hex_pairs[513];
+
+/* etl_fmt_hex(v, 4, out), inline for v <= 0xFFFF (a HookId, an event ID). */
+ETL_INLINE size_t etl_fmt_hex16(uint64_t v, char *out)
+{
+    if (v > 0xFFFFu)
+        return etl_fmt_hex(v, 4, out);
+    out[0] = '0';
+    out[1] = 'x';
+    memcpy(out + 2, etl_hex_pairs + 2 * (v >> 8), 2);
+    memcpy(out + 4, etl_hex_pairs + 2 * (v & 0xFFu), 2);
+    return 6;
+}
 /* ns as seconds with `decimals` (1-9) fractional digits, truncated. */
 size_t etl_fmt_seconds(int64_t ns, int decimals, char *out);
 

@@ -114,6 +114,8 @@ ETL_INLINE char *csv_value(struct etl_printer *p, const struct etl_column *c,
         return q + etl_fmt_i64_memo(v->v.i, q, &p->memo_int);
     case ETL_COL_DURATION:
         return q + etl_fmt_seconds9(v->v.i, q);
+    case ETL_COL_HEX16:
+        return q + etl_fmt_hex16(v->v.u, q);
     case ETL_COL_TIME:
         if (p->time_mode == ETL_TIME_REL)
             return q + etl_fmt_seconds9_memo(etl_clock_ns(&p->clock, v->v.i), q, &p->memo_secs);

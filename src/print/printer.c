@@ -186,7 +186,7 @@ size_t etl_format_scalar(const struct etl_printer *p, const struct etl_column *c
         return etl_fmt_i64(v->v.i, buf);
     case ETL_COL_HEX16:
         *is_number = false;
-        return etl_fmt_hex(v->v.u, 4, buf);
+        return etl_fmt_hex16(v->v.u, buf);
     case ETL_COL_HEX32:
         *is_number = false;
         return etl_fmt_hex(v->v.u, 8, buf);

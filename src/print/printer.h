@@ -195,7 +195,7 @@ ETL_INLINE size_t etl_format_seconds_fast(struct etl_printer *p, int64_t ns, cha
 }
 
 /* etl_format_scalar, inline for the cells most rows are made of: integers,
- * durations and relative times. */
+ * durations, relative times and HookIds. */
 ETL_INLINE size_t etl_format_fast(struct etl_printer *p, const struct etl_column *c,
                                   const struct etl_value *v, char *buf, bool *is_number)
 {
@@ -209,6 +209,9 @@ ETL_INLINE size_t etl_format_fast(struct etl_printer *p, const struct etl_column
     case ETL_COL_DURATION:
         *is_number = true;
         return etl_format_seconds_fast(p, v->v.i, buf);
+    case ETL_COL_HEX16:
+        *is_number = false;
+        return etl_fmt_hex16(v->v.u, buf);
     case ETL_COL_TIME: {
         if (p->time_mode != ETL_TIME_REL)
             break;

@@ -79,6 +79,10 @@ static void check_hex(uint64_t v)
         memset(got, 'x', sizeof got);
         same(got, etl_fmt_hex(v, d, got), want);
     }
+    char want[32], got[32]; /* and etl_fmt_hex16, the inline etl_fmt_hex(v, 4) */
+    snprintf(want, sizeof want, "0x%04" PRIx64, v);
+    memset(got, 'x', sizeof got);
+    same(got, etl_fmt_hex16(v, got), want);
 }
 
 START_TEST(hex)
@@ -89,6 +93,8 @@ START_TEST(hex)
         check_hex((uint64_t)1 << b);
         check_hex(((uint64_t)1 << b) - 1);
     }
+    for (uint64_t v = 0; v <= 0x10000; v += 0x101) /* every byte in each place */
+        check_hex(v);
     uint64_t s = 2463534242ull;
     for (int i = 0; i < 20000; i++) {
         uint64_t v = rnd(&s);
