@@ -271,6 +271,8 @@ void etl_scope_replay(struct etl_file *f, struct etl_scope *s);
 
 /* Returns the header kind's name (SYSTEM64, PERFINFO64, MESSAGE, ...). */
 const char *etl_kind_name(unsigned kind);
+/* strlen(etl_kind_name(kind)). */
+size_t etl_kind_name_len(unsigned kind);
 
 /* Result of parsing one record. */
 enum etl_parse_status {

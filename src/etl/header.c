@@ -44,6 +44,12 @@ const char *etl_kind_name(unsigned kind)
     return kind < ETL_KIND_COUNT ? kind_names[kind] : "UNKNOWN";
 }
 
+size_t etl_kind_name_len(unsigned kind)
+{
+    static const uint8_t len[ETL_KIND_COUNT] = { 8, 8, 9, 9, 10, 10, 6, 6, 10, 10, 14, 14, 7 };
+    return kind < ETL_KIND_COUNT ? len[kind] : 7;
+}
+
 /* Fills the fields shared by SYSTEM and COMPACT headers (§3.3). */
 static void parse_system(struct etl_cursor *c, struct etl_event *ev)
 {

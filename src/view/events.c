@@ -257,7 +257,7 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
     v[E_CPU].v.u = ev->cpu;
     v[E_TIMESTAMP].v.i = ev->ts;
     v[E_HEADER_TYPE].v.str = etl_kind_name(ev->kind);
-    v[E_HEADER_TYPE].len = 0;
+    v[E_HEADER_TYPE].len = (uint32_t)etl_kind_name_len(ev->kind);
     v[E_HOOK_ID].v.u = ev->hook_id;
     v[E_PROVIDER].v.g = ev->guid;
     v[E_EVENT_ID].v.u = ev->event_id;

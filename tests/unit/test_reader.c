@@ -136,6 +136,8 @@ START_TEST(header_perfinfo_ext_items)
     size_t next;
     ck_assert_int_eq(parse1(&b, &ev, &next), ETL_PARSE_OK);
     ck_assert_str_eq(etl_kind_name(ev.kind), "PERFINFO64");
+    for (unsigned k = 0; k <= ETL_KIND_COUNT; k++) /* and one past: UNKNOWN */
+        ck_assert_uint_eq(etl_kind_name_len(k), strlen(etl_kind_name(k)));
     ck_assert_uint_eq(ev.version, 4);
     ck_assert_uint_eq(ev.pebs, 1);
     ck_assert_uint_eq(ev.pmc_count, 3);
