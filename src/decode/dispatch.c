@@ -172,21 +172,40 @@ size_t etl_heads_pick(struct etl_heads_pick *p, const struct etl_head *h, size_t
     return n;
 }
 
+/* The answers of each thread for a key (HookId, version and kind): the
+ * last one, and a small table of others, a slot a key. Events come in runs
+ * of one kind (a CPU's context switches), and a trace interleaves a few
+ * kinds, each seen again soon after. */
+#define DISPATCH_SLOTS 64u
+static _Thread_local uint32_t last_key = UINT32_MAX;
+static _Thread_local const struct etl_decoder *last;
+
+/* etl_dispatch's way when the key is not the last one's. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static const struct etl_decoder *dispatch_other(uint32_t key)
+{
+    static _Thread_local struct {
+        uint32_t key1;         /* the key plus one; 0: empty */
+        const struct etl_decoder *d;
+    } memo[DISPATCH_SLOTS];
+    unsigned i = (unsigned)(key ^ (key >> 8) ^ (key >> 16) ^ (key >> 24)) & (DISPATCH_SLOTS - 1);
+    if (memo[i].key1 != key + 1) {
+        memo[i].d = lookup((uint16_t)(key & 0xFFFFu), key >> 16 & 0xFFu, key >> 24);
+        memo[i].key1 = key + 1;
+    }
+    last_key = key;
+    return last = memo[i].d;
+}
+
 const struct etl_decoder *etl_dispatch(const struct etl_event *ev)
 {
     if (!(ev->flags & ETL_EV_HOOK) || !etl_kind_is_kernel(ev->kind))
         return &generic;
-    /* Events come in runs of one kind (a CPU's context switches): each
-     * thread remembers the answer for the last HookId, version and kind. */
-    static _Thread_local uint32_t last_key = UINT32_MAX;
-    static _Thread_local const struct etl_decoder *last;
-    unsigned v = ev->version & 0xFFu;
-    uint32_t key = (uint32_t)ev->hook_id | (uint32_t)v << 16 | (uint32_t)ev->kind << 24;
-    if (key != last_key) {
-        last = lookup(ev->hook_id, v, ev->kind);
-        last_key = key;
-    }
-    return last;
+    uint32_t key = (uint32_t)ev->hook_id | (uint32_t)(ev->version & 0xFFu) << 16 |
+                   (uint32_t)ev->kind << 24;
+    return key == last_key ? last : dispatch_other(key);
 }
 
 bool etl_decode(const struct etl_event *ev, const struct etl_decoder *d,
