@@ -773,6 +773,20 @@ static void read_way(const char *path, enum etl_read_way way, unsigned threads,
     etl_read_way = ETL_READ_CHOOSE;
 }
 
+/* Fails unless a and b (read the ways named an and bn) saw the same events
+ * and the same problems: in the same order, or with by_sum in any. */
+static void same_seen(const char *path, const struct seen *a, const struct seen *b,
+                      const char *an, const char *bn, bool by_sum)
+{
+    ck_assert_msg(a->events == b->events && a->ev_hash == b->ev_hash,
+                  "%s: events differ, %s %llu, %s %llu", path, an,
+                  (unsigned long long)a->events, bn, (unsigned long long)b->events);
+    ck_assert_msg(a->problems == b->problems &&
+                      (by_sum ? a->pr_sum == b->pr_sum : a->pr_hash == b->pr_hash),
+                  "%s: problems differ, %s %llu, %s %llu", path, an,
+                  (unsigned long long)a->problems, bn, (unsigned long long)b->problems);
+}
+
 /* The same events and the same problems read by copying and mapped; with
  * at least min_events events and min_problems problems (after_open, when
  * not NULL, changes the file once it is open, and undoes that after). */
@@ -797,29 +811,12 @@ static void same_both_ways(const char *path, uint64_t min_events, uint64_t min_p
                       (unsigned long long)c[k].events);
         ck_assert_msg(c[k].problems >= min_problems, "%s: %llu problems", path,
                       (unsigned long long)c[k].problems);
-        ck_assert_msg(c[k].events == m[k].events && c[k].ev_hash == m[k].ev_hash,
-                      "%s: events differ, copied %llu, mapped %llu", path,
-                      (unsigned long long)c[k].events, (unsigned long long)m[k].events);
-        ck_assert_msg(c[k].problems == m[k].problems && c[k].pr_hash == m[k].pr_hash,
-                      "%s: problems differ, copied %llu, mapped %llu", path,
-                      (unsigned long long)c[k].problems, (unsigned long long)m[k].problems);
+        same_seen(path, &c[k], &m[k], "copied", "mapped", false);
         /* Indexed by the walk: the same events, and the same problems, the
-         * index's said where the walk comes to them. */
+         * index's said where the walk comes to them (in another order). */
         if (!after_open) {
-            ck_assert_msg(w[k].events == c[k].events && w[k].ev_hash == c[k].ev_hash,
-                          "%s: events differ, indexed first %llu, by the walk %llu", path,
-                          (unsigned long long)c[k].events, (unsigned long long)w[k].events);
-            ck_assert_msg(w[k].problems == c[k].problems && w[k].pr_sum == c[k].pr_sum,
-                          "%s: problems differ, indexed first %llu, by the walk %llu", path,
-                          (unsigned long long)c[k].problems,
-                          (unsigned long long)w[k].problems);
-            ck_assert_msg(wm[k].events == w[k].events && wm[k].ev_hash == w[k].ev_hash,
-                          "%s: events differ, by the walk copied %llu, mapped %llu", path,
-                          (unsigned long long)w[k].events, (unsigned long long)wm[k].events);
-            ck_assert_msg(wm[k].problems == w[k].problems && wm[k].pr_hash == w[k].pr_hash,
-                          "%s: problems differ, by the walk copied %llu, mapped %llu", path,
-                          (unsigned long long)w[k].problems,
-                          (unsigned long long)wm[k].problems);
+            same_seen(path, &c[k], &w[k], "indexed first", "by the walk", true);
+            same_seen(path, &w[k], &wm[k], "by the walk copied", "mapped", false);
         }
         ck_assert_uint_eq(m3[k].events, m[k].events);
         ck_assert_uint_eq(m3[k].ev_hash, m[k].ev_hash);
