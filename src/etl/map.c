@@ -203,7 +203,7 @@ bool etl_map_faster(const struct etl_file *f)
     uint8_t *buf = malloc(PROBE_COPY);
     if (!buf)
         return false;
-    memset(buf, 0, PROBE_COPY); /* its pages had before the copies are timed */
+    memset(buf, 0, PROBE_COPY); /* its pages faulted in before the copies are timed */
     double t0 = seconds_now();
     uint64_t s = sum_words(f->mem, ETL_MAP_PROBE);
     double t1 = seconds_now();

@@ -736,7 +736,7 @@ static void copy_failed(struct etl_file *f, uint64_t off, const char *what)
  * when it does not hold them. */
 static void read_raw(struct etl_file *f, uint64_t off, size_t want, struct etl_loaded *l)
 {
-    if (f->mem) { /* mapped for a walk in file order: read in place */
+    if (f->mem) { /* mapped (for a walk in file order) or a memory block: in place */
         l->raw = f->mem + off;
         l->have = off < f->file_size ? (size_t)(f->file_size - off) : 0;
         if (l->have > want)
