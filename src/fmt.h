@@ -143,6 +143,7 @@ ETL_INLINE size_t etl_fmt_hex16(uint64_t v, char *out)
     memcpy(out + 4, etl_hex_pairs + 2 * (v & 0xFFu), 2);
     return 6;
 }
+
 /* ns as seconds with `decimals` (1-9) fractional digits, truncated. */
 size_t etl_fmt_seconds(int64_t ns, int decimals, char *out);
 
