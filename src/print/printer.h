@@ -53,12 +53,21 @@ struct etl_column {
 /* Most columns a table has (etl_print_begin_table refuses more). */
 #define ETL_MAX_COLS 256
 
+struct etl_printer;
+struct etl_value;
+
 /* A table: its rows share one column set. */
 struct etl_table {
     const char *name;      /* XML element name of a row, e.g. "switch" */
     const struct etl_column *cols;
     size_t ncols;
     bool vertical;         /* text view: one "name: value" line per cell */
+    /* The CSV printer's writer of this table's rows, made for its columns
+     * by ETL_CSV_ROW_WRITER (print/csvrow.h), or NULL for the printer's own
+     * loop: the row whose carried cells are the bits of set, after the
+     * file column when file is 1 (written already). */
+    int (*csv_row)(struct etl_printer *p, const struct etl_value *vals, uint64_t set,
+                   size_t file);
 };
 
 /* One cell of a row; `set` false means the record does not carry it. */

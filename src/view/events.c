@@ -12,6 +12,7 @@
 #include "decode/payload.h"
 #include "decode/process.h"
 #include "pipeline.h"
+#include "print/csvrow.h"
 #include "view/view.h"
 
 enum {
@@ -48,9 +49,13 @@ static const struct etl_column event_cols[E_COUNT] = {
     [E_FIELDS] = { "fields", ETL_COL_FIELDS, 0, false },
 };
 
-const struct etl_table etl_table_events = { "event", event_cols, E_COUNT, false };
+ETL_CSV_ROW_WRITER(event_csv_row, event_cols, E_COUNT)
+ETL_CSV_ROW_WRITER(event_csv_row_no_fields, event_cols, E_FIELDS)
+
+const struct etl_table etl_table_events = { "event", event_cols, E_COUNT, false, event_csv_row };
 /* --no-fields: the same rows without their last column. */
-static const struct etl_table events_no_fields = { "event", event_cols, E_FIELDS, false };
+static const struct etl_table events_no_fields = { "event", event_cols, E_FIELDS, false,
+                                                   event_csv_row_no_fields };
 
 /* The cells of the Process and Thread columns (E_PROCESS_ID ... E_USER_SID). */
 #define PT_FIRST E_PROCESS_ID

@@ -161,7 +161,7 @@ static const struct etl_column change_cols[G_COUNT] = {
 };
 
 const struct etl_table etl_table_groupmask_changes = {
-    "groupmask", change_cols, G_COUNT, false
+    "groupmask", change_cols, G_COUNT, false, NULL
 };
 
 int etl_view_groupmask_changes(struct etl_printer *p, struct etl_file *f,
@@ -207,7 +207,7 @@ static const struct etl_column mask_cols[M_COUNT] = {
     [M_NAMES] = { "names", ETL_COL_NAME, 0, false },
 };
 
-const struct etl_table etl_table_groupmask = { "mask", mask_cols, M_COUNT, false };
+const struct etl_table etl_table_groupmask = { "mask", mask_cols, M_COUNT, false, NULL };
 
 int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g)
 {

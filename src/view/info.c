@@ -52,7 +52,7 @@ static const struct etl_column info_cols[I_COUNT] = {
     [I_CONTEXT_SWITCHES] = { "context_switches", ETL_COL_NAME, 0, false },
 };
 
-const struct etl_table etl_table_info = { "trace", info_cols, I_COUNT, true };
+const struct etl_table etl_table_info = { "trace", info_cols, I_COUNT, true, NULL };
 
 int etl_view_info(struct etl_printer *p, struct etl_file *f)
 {

@@ -39,7 +39,7 @@ static const struct etl_column stats_cols[S_COUNT_COLS] = {
     [S_EVENT_NAME] = { "event_name", ETL_COL_STR, 0, false },
 };
 
-const struct etl_table etl_table_stats = { "stat", stats_cols, S_COUNT_COLS, false };
+const struct etl_table etl_table_stats = { "stat", stats_cols, S_COUNT_COLS, false, NULL };
 
 /* One census line: a count of events (or buffers) with bytes and times. */
 struct tally {

@@ -96,7 +96,7 @@ static const struct etl_column summary_cols[M_COUNT] = {
     [M_IDLE_BY_CSTATE] = { "idle_by_cstate", ETL_COL_NAME, 0, true },
 };
 
-const struct etl_table etl_table_summary = { "summary", summary_cols, M_COUNT, false };
+const struct etl_table etl_table_summary = { "summary", summary_cols, M_COUNT, false, NULL };
 
 enum { R_TYPE, R_ROUTINE, R_COUNT_, R_TOTAL_TIME, R_MEAN_TIME, R_MAX_TIME, R_COUNT };
 
@@ -109,7 +109,7 @@ static const struct etl_column routine_cols[R_COUNT] = {
     [R_MAX_TIME] = { "max_time", ETL_COL_DURATION, 10, false },
 };
 
-const struct etl_table etl_table_routines = { "routine", routine_cols, R_COUNT, false };
+const struct etl_table etl_table_routines = { "routine", routine_cols, R_COUNT, false, NULL };
 
 /* Ready spans kept for the percentiles before every other one is dropped. */
 #define READY_KEPT (1u << 21)

@@ -10,6 +10,7 @@
 #include "decode/sched.h"
 #include "view/groupmask.h"
 #include "pipeline.h"
+#include "print/csvrow.h"
 #include "view/view.h"
 
 enum {
@@ -59,7 +60,10 @@ static const struct etl_column switch_cols[W_COUNT] = {
     [W_NEW_RUN] = { "new_run", ETL_COL_DURATION, 10, false },
 };
 
-const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false };
+ETL_CSV_ROW_WRITER(switch_csv_row, switch_cols, W_COUNT)
+
+const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false,
+                                              switch_csv_row };
 
 static const struct etl_sized_name form_names[] = {
     { "idle_short", 10 }, { "idle", 4 }, { "lite", 4 }, { "full", 4 },

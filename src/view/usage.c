@@ -547,7 +547,7 @@ static const struct etl_column usage_cols[U_COUNT] = {
     [U_PERCENT] = { "percent", ETL_COL_PERCENT, 8, false },
 };
 
-const struct etl_table etl_table_usage = { "usage", usage_cols, U_COUNT, false };
+const struct etl_table etl_table_usage = { "usage", usage_cols, U_COUNT, false, NULL };
 
 struct usage_view {
     struct etl_printer *p;

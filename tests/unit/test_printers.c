@@ -23,6 +23,7 @@
 
 #include "fields.h"
 #include "fmt.h"
+#include "print/csvrow.h"
 #include "print/printer.h"
 #include "view/view.h"
 #include "unit.h"
@@ -45,8 +46,8 @@ static const struct etl_column rec_cols[NCOLS] = {
     [C_STR2] = { .name = "str2", .type = ETL_COL_STR, .width = 10 },
 };
 
-static const struct etl_table rec_table = { "rec", rec_cols, NCOLS, false };
-static const struct etl_table rec_vtable = { "rec", rec_cols, NCOLS, true };
+static const struct etl_table rec_table = { "rec", rec_cols, NCOLS, false, NULL };
+static const struct etl_table rec_vtable = { "rec", rec_cols, NCOLS, true, NULL };
 
 /* What every set scalar cell holds, and how CSV, JSON and XML show it
  * (time: rel mode, clock below). */
@@ -1173,7 +1174,7 @@ static const struct etl_column tcols[T_N] = {
     [T_D] = { .name = "d", .type = ETL_COL_INT, .width = 4 },
     [T_E] = { .name = "e", .type = ETL_COL_NAME, .width = -3 },
 };
-static const struct etl_table ttable = { "t", tcols, T_N, false };
+static const struct etl_table ttable = { "t", tcols, T_N, false, NULL };
 
 START_TEST(text_exact_lines)
 {
@@ -1262,6 +1263,17 @@ static int row_by_flags(struct etl_printer *p, const struct etl_value *vals)
     return rc;
 }
 
+/* Gives p the hand-made clock and starts a file and table t. */
+static void start_table(struct etl_printer *p, const struct etl_table *t)
+{
+    p->clock.t0 = 1000;
+    p->clock.freq = 10000000;
+    p->clock.start_filetime = 132949636352722435LL;
+    p->clock.valid = true;
+    ck_assert_int_eq(etl_print_begin_file(p, bad_path), 0);
+    ck_assert_int_eq(etl_print_begin_table(p, t), 0);
+}
+
 static char *run_subsets(const char *format, const struct etl_table *t, bool by_bits,
                          bool no_row_set, size_t *len)
 {
@@ -1274,11 +1286,7 @@ static char *run_subsets(const char *format, const struct etl_table *t, bool by_
         ops.row_set = NULL;
         p->ops = &ops;
     }
-    p->clock.t0 = 1000;
-    p->clock.freq = 10000000;
-    p->clock.valid = true;
-    ck_assert_int_eq(etl_print_begin_file(p, bad_path), 0);
-    ck_assert_int_eq(etl_print_begin_table(p, t), 0);
+    start_table(p, t);
     uint64_t seed = 12345;
     for (size_t r = 0; r < SUBSET_ROWS; r++) {
         struct etl_value v[NCOLS];
@@ -1335,6 +1343,129 @@ START_TEST(rows_by_bits)
             free(a);
             free(b);
             free(c);
+        }
+}
+END_TEST
+
+/* ---- a table's own CSV writer --------------------------------------------- */
+
+/* Every column type, the hand-made table's and those it lacks, some twice. */
+enum {
+    A_U, A_I, A_H16, A_H32, A_H64, A_NAME, A_STR, A_GUID, A_TIME, A_FT, A_DUR, A_PCT,
+    A_U2, A_STR2, A_I2, A_DUR2, A_TIME2, A_FIELDS, NALL
+};
+static const struct etl_column all_cols[NALL] = {
+    [A_U] = { "u", ETL_COL_UINT, 0, false },      [A_I] = { "i", ETL_COL_INT, 0, false },
+    [A_H16] = { "h16", ETL_COL_HEX16, 0, false }, [A_H32] = { "h32", ETL_COL_HEX32, 0, false },
+    [A_H64] = { "h64", ETL_COL_HEX64, 0, false }, [A_NAME] = { "name", ETL_COL_NAME, 0, false },
+    [A_STR] = { "str", ETL_COL_STR, 0, false },   [A_GUID] = { "guid", ETL_COL_GUID, 0, false },
+    [A_TIME] = { "time", ETL_COL_TIME, 0, false }, [A_FT] = { "ft", ETL_COL_FILETIME, 0, false },
+    [A_DUR] = { "dur", ETL_COL_DURATION, 0, false }, [A_PCT] = { "pct", ETL_COL_PERCENT, 0, false },
+    [A_U2] = { "u2", ETL_COL_UINT, 0, false },    [A_STR2] = { "str2", ETL_COL_STR, 0, false },
+    [A_I2] = { "i2", ETL_COL_INT, 0, false },     [A_DUR2] = { "dur2", ETL_COL_DURATION, 0, false },
+    [A_TIME2] = { "time2", ETL_COL_TIME, 0, false },
+    [A_FIELDS] = { "fields", ETL_COL_FIELDS, 0, false },
+};
+
+ETL_CSV_ROW_WRITER(all_csv_row, all_cols, NALL)
+
+/* Rows the table's own writer wrote. */
+static size_t own_rows;
+
+static int all_csv_row_counted(struct etl_printer *p, const struct etl_value *vals, uint64_t set,
+                               size_t file)
+{
+    own_rows++;
+    return all_csv_row(p, vals, set, file);
+}
+
+static const struct etl_table all_loop = { "all", all_cols, NALL, false, NULL };
+static const struct etl_table all_own = { "all", all_cols, NALL, false, all_csv_row_counted };
+
+/* A number of up to 20 digits, its size drawn first: every length occurs,
+ * and runs of rows share leading digits (the printer's memo of them). */
+static uint64_t some_number(uint64_t *seed)
+{
+    uint64_t r = unit_rand(seed), digits = r % 21;
+    uint64_t v = unit_rand(seed);
+    if (digits < 20) {
+        uint64_t lim = 1;
+        for (uint64_t k = 0; k < digits; k++)
+            lim *= 10;
+        v %= lim;
+    }
+    return r >> 40 & 1 ? 135905556979ull + (v & 0xFFFF) : v;
+}
+
+/* SUBSET_ROWS rows of every column type through table t: cells and values
+ * from the seed, hostile strings among them, with the given options and
+ * time mode. */
+static char *run_all(const struct etl_table *t, enum etl_time_mode mode,
+                     const struct etl_print_opts *o, size_t *len)
+{
+    struct capture c;
+    struct etl_printer *p = cap_open(&c, "csv", mode);
+    etl_printer_set_options(p, o);
+    start_table(p, t);
+    uint64_t seed = 777;
+    for (size_t r = 0; r < SUBSET_ROWS; r++) {
+        struct etl_value v[NALL];
+        memset(v, 0, sizeof v);
+        v[A_U].v.u = some_number(&seed);
+        v[A_I].v.i = (int64_t)some_number(&seed) * (r & 1 ? -1 : 1);
+        v[A_H16].v.u = unit_rand(&seed) & 0xFFFF;
+        v[A_H32].v.u = unit_rand(&seed) & 0xFFFFFFFF;
+        v[A_H64].v.u = unit_rand(&seed);
+        v[A_NAME].v.str = r % 3 ? "Running" : "WaitingForProcessInSwap";
+        v[A_STR].v.str = hostile[r % NHOSTILE];
+        v[A_STR].len = r % 2 ? (uint32_t)strlen(hostile[r % NHOSTILE]) : 0;
+        v[A_GUID].v.g = guid_bytes;
+        v[A_TIME].v.i = (int64_t)some_number(&seed) - (r % 7 == 0 ? INT64_MAX / 2 : 0);
+        v[A_FT].v.i = 132949636352722435LL + (int64_t)(unit_rand(&seed) >> 8);
+        v[A_DUR].v.i = (int64_t)some_number(&seed) * (r % 5 == 0 ? -1 : 1);
+        v[A_PCT].v.i = (int64_t)(unit_rand(&seed) % 20001);
+        v[A_U2].v.u = some_number(&seed);
+        v[A_STR2].v.str = r % 4 ? "plain" : hostile[(r + 1) % NHOSTILE];
+        v[A_I2].v.i = r % 9 ? -1 : INT64_MIN;
+        v[A_DUR2].v.i = r % 11 ? (int64_t)(unit_rand(&seed) % 100000000000ull) : INT64_MAX;
+        v[A_TIME2].v.i = 16000 + (int64_t)r * 997;
+        v[A_FIELDS].v.p = hostile_fields();
+        uint64_t bits = unit_rand(&seed) & (((uint64_t)1 << NALL) - 1);
+        if (r % 50 == 0)
+            bits = r % 100 ? (((uint64_t)1 << NALL) - 1) : 0;
+        ck_assert_int_eq(etl_print_row_set(p, v, bits), 0);
+    }
+    ck_assert_int_eq(etl_print_end_table(p), 0);
+    ck_assert_int_eq(etl_print_end_file(p), 0);
+    return cap_close(&c, len);
+}
+
+/* A table's own writer (ETL_CSV_ROW_WRITER) writes the bytes the printer's
+ * loop writes, for every column type, time mode and layout option, and is
+ * the one that writes its table's rows. */
+START_TEST(csv_own_writer)
+{
+    setup_strings();
+    static const enum etl_time_mode modes[] = { ETL_TIME_REL, ETL_TIME_RAW, ETL_TIME_ABS };
+    for (size_t m = 0; m < 3; m++)
+        for (unsigned opt = 0; opt < 4; opt++) {
+            struct etl_print_opts o = { .crlf = opt & 1, .with_filename = (opt & 2) != 0 };
+            size_t n1, n2;
+            own_rows = 0;
+            char *a = run_all(&all_loop, modes[m], &o, &n1);
+            ck_assert_uint_eq(own_rows, 0);
+            char *b = run_all(&all_own, modes[m], &o, &n2);
+            ck_assert_uint_eq(own_rows, SUBSET_ROWS);
+            ck_assert_uint_gt(n1, 100000);
+            ck_assert_msg(n1 == n2 && memcmp(a, b, n1) == 0,
+                          "time mode %zu, options %u: the table's own writer differs", m, opt);
+            struct csv_doc d;
+            const char *why = "";
+            ck_assert_msg(csv_parse(a, n1, &d, &why, opt & 1), "CSV does not parse: %s", why);
+            ck_assert_uint_eq(d.nrec, 1 + SUBSET_ROWS);
+            csv_free(&d);
+            free(a);
+            free(b);
         }
 }
 END_TEST
@@ -1403,6 +1534,7 @@ int main(void)
     tcase_add_test(tc, text_hostile);
     tcase_add_test(tc, write_error_dev_full);
     tcase_add_test(tc, rows_by_bits);
+    tcase_add_test(tc, csv_own_writer);
     suite_add_tcase(s, tc);
     int rc = unit_run(s);
     etl_fields_free(&hfl);

@@ -1,0 +1,185 @@
+/*
+ * csvrow.h - how the CSV printer writes a row's cells, shared by its own
+ * row loop (csv.c) and the row writers that tables whose column types are
+ * fixed when they are compiled make of it (ETL_CSV_ROW_WRITER).
+ *
+ * The row loop goes from one carried cell to the next and writes each by
+ * its column's type: one branch on the type for every column, which the
+ * processor mispredicts as the carried cells change from row to row. A
+ * table's own writer has the code of each column apart, its type known to
+ * the compiler: no branch on the type is left, and the branch on whether a
+ * cell is carried is a branch of its own for each column (compact
+ * switches to CSV: 1896 instructions a switch through the loop, 1603
+ * through the switch table's writer; both write the same bytes, which
+ * test_printers checks).
+ */
+#ifndef ETLDUMP_CSVROW_H
+#define ETLDUMP_CSVROW_H
+
+#include "fields.h"
+#include "print/printer.h"
+
+/* Bytes a cell other than a long string takes at most, separator included. */
+#define ETL_CSV_CELL_MAX 50
+
+/* Writes one field through the careful path: quoted when it holds a comma,
+ * quote, CR or LF, or starts or ends with a space; quotes doubled, bytes
+ * that are not valid UTF-8 replaced by U+FFFD. */
+void etl_csv_field(struct etl_out *o, const char *str, size_t n);
+
+/* Ends a record: LF, or CRLF with --crlf. */
+void etl_csv_eol(struct etl_printer *p);
+
+/* Bytes that send a string from the file to etl_csv_field: those that need
+ * quoting and every byte of a multi-byte sequence (checked there). */
+extern const bool etl_csv_special[256];
+
+/* Copies string s[0..n) to q when it needs no quoting and no replacement
+ * (n < ETL_CSV_CELL_MAX); returns the bytes written, or 0 when
+ * etl_csv_field must write it (an empty string writes nothing either way). */
+ETL_INLINE size_t etl_csv_plain(char *q, const char *s, size_t n, bool from_file)
+{
+    if (n >= ETL_CSV_CELL_MAX)
+        return 0;
+    if (from_file) {
+        if (n && (s[0] == ' ' || s[n - 1] == ' '))
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            if (etl_csv_special[(unsigned char)s[i]])
+                return 0;
+    }
+    etl_copy_small(q, s, n);
+    return n;
+}
+
+/* Writes the value of cell v, of type ty, at q (its separator is written
+ * already); returns where it ends, or NULL when etl_csv_field (or the
+ * fields' writer) must write it. */
+ETL_INLINE char *etl_csv_value(struct etl_printer *p, enum etl_col_type ty,
+                               const struct etl_value *v, char *q)
+{
+    switch (ty) {
+    case ETL_COL_UINT:
+        return q + etl_fmt_u64_memo(v->v.u, q, &p->memo_int);
+    case ETL_COL_INT:
+        return q + etl_fmt_i64_memo(v->v.i, q, &p->memo_int);
+    case ETL_COL_DURATION:
+        return q + etl_fmt_seconds9(v->v.i, q);
+    case ETL_COL_HEX16:
+        return q + etl_fmt_hex16(v->v.u, q);
+    case ETL_COL_TIME:
+        if (p->time_mode == ETL_TIME_REL)
+            return q + etl_fmt_seconds9_memo(etl_clock_ns(&p->clock, v->v.i), q, &p->memo_secs);
+        break;
+    case ETL_COL_STR:
+    case ETL_COL_NAME: {
+        size_t n = etl_cell_len(v), k = etl_csv_plain(q, v->v.str, n, ty == ETL_COL_STR);
+        return k == 0 && n > 0 ? NULL : q + k;
+    }
+    case ETL_COL_FIELDS:
+        return NULL;
+    default:
+        break;
+    }
+    bool num;
+    struct etl_column c = { NULL, ty, 0, false };
+    return q + etl_format_scalar(p, &c, v, q, &num);
+}
+
+/* Writes n commas at q, which has room for 16 more bytes than that;
+ * returns where they end. */
+ETL_INLINE char *etl_csv_commas(char *q, size_t n)
+{
+    static const char commas[17] = ",,,,,,,,,,,,,,,,";
+    if (n <= 16)
+        memcpy(q, commas, 16);
+    else
+        memset(q, ',', n);
+    return q + n;
+}
+
+/* A row being written: the usual cells go into one reservation of the
+ * output (room: at most ETL_CSV_CELL_MAX bytes each) from d on, q where the
+ * next goes; w commas are written (column i has i + file before it). */
+struct etl_csv_row {
+    struct etl_out *o;
+    char *d, *q;
+    size_t w, file, room;
+};
+
+/* Starts a row of a table of ncols columns, file 1 when a file column
+ * comes first (written already); false after a write error. */
+ETL_INLINE bool etl_csv_row_begin(struct etl_printer *p, struct etl_csv_row *r, size_t ncols,
+                                  size_t file)
+{
+    r->o = p->out;
+    r->file = file;
+    r->w = 0;
+    r->room = (ncols + 1) * ETL_CSV_CELL_MAX + 32;
+    return (r->d = r->q = etl_out_space(r->o, r->room)) != NULL;
+}
+
+/* Writes carried cell i, of type ty, and the commas before it; false after
+ * a write error. */
+ETL_INLINE bool etl_csv_row_cell(struct etl_printer *p, struct etl_csv_row *r, size_t i,
+                                 enum etl_col_type ty, const struct etl_value *v)
+{
+    r->q = etl_csv_commas(r->q, i + r->file - r->w);
+    r->w = i + r->file;
+    char *e = etl_csv_value(p, ty, v, r->q);
+    if (e) {
+        r->q = e;
+        return true;
+    }
+    etl_out_advance(r->o, (size_t)(r->q - r->d));
+    if (ty == ETL_COL_FIELDS)
+        etl_fields_json_csv(v->v.p, r->o); /* the JSON object as one quoted field */
+    else
+        etl_csv_field(r->o, v->v.str, etl_cell_len(v));
+    return (r->d = r->q = etl_out_space(r->o, r->room)) != NULL;
+}
+
+/* Ends a row of ncols columns: the empty cells after the last carried one,
+ * the line's end. */
+ETL_INLINE int etl_csv_row_end(struct etl_printer *p, struct etl_csv_row *r, size_t ncols)
+{
+    if (ncols + r->file > r->w + 1)
+        r->q = etl_csv_commas(r->q, ncols + r->file - 1 - r->w);
+    etl_out_advance(r->o, (size_t)(r->q - r->d));
+    etl_csv_eol(p);
+    return etl_print_status(p);
+}
+
+/* Cell i of a table's own writer: written when the row carries it, by the
+ * type of cols[i] (a constant array: the compiler reads the type where it
+ * compiles). Cells past the table's last column are no code at all. */
+#define ETL_CSV_FIXED_CELL(i, cols, ncols)                                             \
+    if ((i) < (ncols) && (set >> ((i) % 64) & 1u) &&                                   \
+        !etl_csv_row_cell(p, &r, (i), (cols)[(i) < (ncols) ? (i) : 0].type, &vals[(i) < (ncols) ? (i) : 0])) \
+        return -1;
+#define ETL_CSV_CELLS8(b, cols, ncols)                                                 \
+    ETL_CSV_FIXED_CELL((b) + 0, cols, ncols) ETL_CSV_FIXED_CELL((b) + 1, cols, ncols)  \
+    ETL_CSV_FIXED_CELL((b) + 2, cols, ncols) ETL_CSV_FIXED_CELL((b) + 3, cols, ncols)  \
+    ETL_CSV_FIXED_CELL((b) + 4, cols, ncols) ETL_CSV_FIXED_CELL((b) + 5, cols, ncols)  \
+    ETL_CSV_FIXED_CELL((b) + 6, cols, ncols) ETL_CSV_FIXED_CELL((b) + 7, cols, ncols)
+
+/* Defines fn, the CSV row writer of a table whose columns are cols, a
+ * static const array of ncols (at most 64) columns, for its etl_table's
+ * csv_row: the row whose carried cells are the bits of set, after the file
+ * column when file is 1. */
+#define ETL_CSV_ROW_WRITER(fn, cols, ncols)                                            \
+    static int fn(struct etl_printer *p, const struct etl_value *vals, uint64_t set,   \
+                  size_t file)                                                         \
+    {                                                                                  \
+        _Static_assert((ncols) <= 64, "a table's own CSV writer takes 64 columns");    \
+        struct etl_csv_row r;                                                          \
+        if (!etl_csv_row_begin(p, &r, (ncols), file))                                  \
+            return -1;                                                                 \
+        ETL_CSV_CELLS8(0, cols, ncols) ETL_CSV_CELLS8(8, cols, ncols)                  \
+        ETL_CSV_CELLS8(16, cols, ncols) ETL_CSV_CELLS8(24, cols, ncols)                \
+        ETL_CSV_CELLS8(32, cols, ncols) ETL_CSV_CELLS8(40, cols, ncols)                \
+        ETL_CSV_CELLS8(48, cols, ncols) ETL_CSV_CELLS8(56, cols, ncols)                \
+        return etl_csv_row_end(p, &r, (ncols));                                        \
+    }
+
+#endif
