@@ -178,15 +178,26 @@ static bool tl_name(struct etl_payload *pl, const struct etl_event *ev, const ch
     return true;
 }
 
-const char *etl_payload_name(struct etl_payload *pl, const struct etl_event *ev)
+const char *etl_payload_name_own(struct etl_payload *pl, const struct etl_event *ev, bool *own)
 {
     const char *tn;
+    *own = false;
     if (tl_name(pl, ev, &tn))
         return tn;
     if (etl_meta_is_metadata(ev))
         return metadata_name(pl, ev);
     const char *n = etl_meta_event_name(&pl->meta, ev);
-    return n ? n : other_name(pl, ev);
+    if (n)
+        return n;
+    n = other_name(pl, ev);
+    *own = n && n != pl->name; /* a table's, not made with a provider's name */
+    return n;
+}
+
+const char *etl_payload_name(struct etl_payload *pl, const struct etl_event *ev)
+{
+    bool own;
+    return etl_payload_name_own(pl, ev, &own);
 }
 
 /* An EventWriteString event: its string, to the first NUL. */

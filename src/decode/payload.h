@@ -80,6 +80,11 @@ bool etl_payload_prepass(struct etl_payload *pl, struct etl_file *f);
 /* Returns ev's name ("Process/DCStart", "Provider/Event", ...) or NULL when
  * nothing names it. The string lives until the next call with pl. */
 const char *etl_payload_name(struct etl_payload *pl, const struct etl_event *ev);
+/* etl_payload_name, and whether the name is one of etldump's own tables'
+ * (the kernel's and the built-in providers' events: ASCII letters,
+ * digits, '/', '_', '-' and '.', which test_names checks) rather than made
+ * from what the file says. */
+const char *etl_payload_name_own(struct etl_payload *pl, const struct etl_event *ev, bool *own);
 
 /* Names and decodes ev into pl->fields (payload_hex included). *name gets
  * its name (or NULL) and *at, for ETL_FDEC_DAMAGED, the payload offset of

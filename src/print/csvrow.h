@@ -73,7 +73,8 @@ ETL_INLINE char *etl_csv_value(struct etl_printer *p, enum etl_col_type ty,
         break;
     case ETL_COL_STR:
     case ETL_COL_NAME: {
-        size_t n = etl_cell_len(v), k = etl_csv_plain(q, v->v.str, n, ty == ETL_COL_STR);
+        size_t n = etl_cell_len(v),
+               k = etl_csv_plain(q, v->v.str, n, ty == ETL_COL_STR && !(v->len & ETL_CELL_PLAIN));
         return k == 0 && n > 0 ? NULL : q + k;
     }
     case ETL_COL_FIELDS:

@@ -79,7 +79,8 @@ struct etl_value {
         const uint8_t *g;
         const void *p;
     } v;
-    uint32_t len;              /* str: its length, or 0 to have it measured */
+    uint32_t len;              /* str: its length, or 0 to have it measured; with
+                                * ETL_CELL_PLAIN added when it needs no quoting */
     bool set;
 };
 
@@ -94,10 +95,17 @@ struct etl_value {
     ((row)[i].v.str = (val), (row)[i].len = (uint32_t)(n), (row)[i].set = (has))
 #define ETL_CELL_STR(row, i, val, has) ETL_CELL_STRN(row, i, val, 0, has)
 
+/* Added to a string cell's len (its length or 0) by a view that knows the
+ * string to be one of etldump's own names, ASCII letters, digits and '/',
+ * '_', '-', '.': a printer may copy it without looking for bytes to quote or
+ * escape. Lengths of strings are below it. */
+#define ETL_CELL_PLAIN 0x80000000u
+
 /* Returns the length of string cell v. */
 static inline size_t etl_cell_len(const struct etl_value *v)
 {
-    return v->len ? v->len : strlen(v->v.str);
+    uint32_t n = v->len & ~ETL_CELL_PLAIN;
+    return n ? n : strlen(v->v.str);
 }
 
 /* Initializers of a bool table indexed by byte, for the bytes a printer's

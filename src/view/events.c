@@ -236,11 +236,12 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
             set |= (uint64_t)it->pt[i].set << (PT_FIRST + i);
     }
     const char *name = it->name;
+    bool own = false;
     /* The copy has no payload but the header fields event_row judged by:
      * etl_payload_name takes the same way as it would have there, and
      * never reaches for the payload (etl_meta_maybe_manifest was false). */
     if (it->name_later)
-        name = etl_payload_name(x->dec[job->thread], ev);
+        name = etl_payload_name_own(x->dec[job->thread], ev, &own);
     if (!x->o->no_fields) {
         struct etl_payload *dec = x->dec[job->thread];
         size_t at;
@@ -257,7 +258,7 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
     if (name) {
         set |= ETL_SET_BIT(E_EVENT_NAME);
         v[E_EVENT_NAME].v.str = name;
-        v[E_EVENT_NAME].len = 0;
+        v[E_EVENT_NAME].len = own ? ETL_CELL_PLAIN : 0; /* measured by the printer */
     }
     v[E_CPU].v.u = ev->cpu;
     v[E_TIMESTAMP].v.i = ev->ts;

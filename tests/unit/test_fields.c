@@ -312,6 +312,35 @@ START_TEST(one_name_per_event)
 }
 END_TEST
 
+/* Whether s is made of what ETL_CELL_PLAIN promises: ASCII letters,
+ * digits, '/', '_', '-' and '.', at least one. */
+static bool plain_name(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '/' || *s == '_' || *s == '-' || *s == '.'))
+            return false;
+    return true;
+}
+
+/* The names etl_payload_name_own calls etldump's own are plain: every
+ * kernel event's and every built-in provider event's. */
+START_TEST(own_names_are_plain)
+{
+    for (size_t i = 0; i < etl_nknames; i++)
+        ck_assert_msg(plain_name(etl_knames[i].name), "\"%s\" is not plain", etl_knames[i].name);
+    for (size_t i = 0; i < etl_npproviders; i++)
+        for (size_t k = 0; k < etl_pproviders[i].nev; k++)
+            ck_assert_msg(plain_name(etl_pproviders[i].ev[k].name), "\"%s\" is not plain",
+                          etl_pproviders[i].ev[k].name);
+    ck_assert(!plain_name("a,b"));
+    ck_assert(!plain_name(" Thread/CSwitch"));
+    ck_assert(!plain_name(""));
+}
+END_TEST
+
 START_TEST(builtin_tables_are_sorted_and_named)
 {
     for (size_t i = 0; i < etl_npproviders; i++) {
@@ -540,7 +569,7 @@ END_TEST
 
 struct cov {
     struct etl_payload *pl;
-    unsigned long events, named, decoded, pti, pti_ok, overrun, no_layout, other;
+    unsigned long events, named, decoded, pti, pti_ok, overrun, no_layout, other, own, made;
 };
 
 /* The kinds no public layout describes (README, "Decoded payloads"): a
@@ -605,6 +634,14 @@ static bool walk(void *ctx, const struct etl_event *ev)
             x->other++;
     }
     x->overrun += at > ev->data_len;
+    /* The name alone, as --no-fields finds it: the same, and called
+     * etldump's own only when it is plain. */
+    bool own;
+    const char *alone = etl_payload_name_own(x->pl, ev, &own);
+    ck_assert(name ? alone && strcmp(alone, name) == 0 : alone == NULL);
+    ck_assert(!own || plain_name(alone));
+    x->own += own;
+    x->made += alone && !own;
     int g = etl_kernel_group(ev);
     if (g == 0x03 || g == 0x05 || g == 0x14) {
         x->pti++;
@@ -615,7 +652,7 @@ static bool walk(void *ctx, const struct etl_event *ev)
 
 START_TEST(real_traces)
 {
-    unsigned long all = 0, all_named = 0, all_decoded = 0;
+    unsigned long all = 0, all_named = 0, all_decoded = 0, own_all = 0, made_all = 0;
     const char *name;
     for (size_t k = 0; (name = real_trace(k)) != NULL; k++) {
         char path[512];
@@ -636,6 +673,9 @@ START_TEST(real_traces)
                "no public layout %lu\n", name, x.events, x.named, x.decoded,
                x.events ? 100.0 * (double)x.decoded / (double)x.events : 0.0, x.no_layout);
         ck_assert_uint_eq(x.overrun, 0);
+        ck_assert_uint_eq(x.own + x.made, x.named);
+        own_all += x.own;
+        made_all += x.made;
         /* What is not decoded is only what no public layout describes. */
         ck_assert_msg(x.other == 0, "%s: %lu events neither decoded nor of a kind listed "
                       "as having no public layout", name, x.other);
@@ -645,9 +685,14 @@ START_TEST(real_traces)
         all_named += x.named;
         all_decoded += x.decoded;
     }
-    if (all)
-        printf("test_fields: all %lu events: named %lu, decoded %lu (%.1f%%)\n", all,
-               all_named, all_decoded, 100.0 * (double)all_decoded / (double)all);
+    if (all) {
+        printf("test_fields: all %lu events: named %lu (by etldump's own tables %lu, "
+               "from the files %lu), decoded %lu (%.1f%%)\n", all, all_named, own_all,
+               made_all, all_decoded, 100.0 * (double)all_decoded / (double)all);
+        /* Both kinds of name occur in the real traces. */
+        ck_assert_uint_gt(own_all, 0);
+        ck_assert_uint_gt(made_all, 0);
+    }
 }
 END_TEST
 
@@ -665,6 +710,7 @@ int main(void)
     tcase_add_test(tc, kernel_tables_are_consistent);
     tcase_add_test(tc, one_name_per_event);
     tcase_add_test(tc, builtin_tables_are_sorted_and_named);
+    tcase_add_test(tc, own_names_are_plain);
     tcase_add_test(tc, winsat_events);
     tcase_add_test(tc, clr_loh_compact_and_dynamic_event);
     tcase_add_test(tc, tracelogging_hw3d);

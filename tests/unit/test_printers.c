@@ -1470,6 +1470,61 @@ START_TEST(csv_own_writer)
 }
 END_TEST
 
+/* ETL_CELL_PLAIN: every printer takes a plain string's length through it
+ * (measured or given) and writes what it writes without the flag; CSV's
+ * loop and a table's own writer copy such a string without looking at it
+ * (the view's promise), and quote the same bytes without the flag. */
+static const struct etl_column plain_cols[2] = {
+    { "name", ETL_COL_STR, 0, false }, { "other", ETL_COL_STR, 0, false },
+};
+ETL_CSV_ROW_WRITER(plain_csv_row, plain_cols, 2)
+static const struct etl_table plain_loop = { "p", plain_cols, 2, false, NULL };
+static const struct etl_table plain_own = { "p", plain_cols, 2, false, plain_csv_row };
+
+static char *run_plain(const char *format, const struct etl_table *t, uint32_t flag, size_t *len)
+{
+    struct capture c;
+    struct etl_printer *p = cap_open(&c, format, ETL_TIME_REL);
+    start_table(p, t);
+    struct etl_value v[2];
+    memset(v, 0, sizeof v);
+    v[0].v.str = "Thread/CSwitch";
+    v[0].len = flag; /* measured */
+    v[1].v.str = "a,b";
+    v[1].len = 3 | (strcmp(format, "csv") == 0 ? flag : 0);
+    ck_assert_int_eq(etl_print_row_set(p, v, 3), 0);
+    v[0].len = 14 | flag; /* given */
+    ck_assert_int_eq(etl_print_row_set(p, v, 1), 0);
+    ck_assert_int_eq(etl_print_end_table(p), 0);
+    ck_assert_int_eq(etl_print_end_file(p), 0);
+    return cap_close(&c, len);
+}
+
+START_TEST(plain_cells)
+{
+    static const char *const formats[] = { "text", "xml", "json" };
+    for (size_t k = 0; k < 3; k++) {
+        size_t n1, n2;
+        char *a = run_plain(formats[k], &plain_loop, 0, &n1);
+        char *b = run_plain(formats[k], &plain_loop, ETL_CELL_PLAIN, &n2);
+        ck_assert_msg(n1 == n2 && memcmp(a, b, n1) == 0, "%s: a plain cell differs", formats[k]);
+        ck_assert_ptr_nonnull(strstr(a, "Thread/CSwitch"));
+        free(a);
+        free(b);
+    }
+    const struct etl_table *tables[] = { &plain_loop, &plain_own };
+    for (size_t t = 0; t < 2; t++) {
+        size_t n;
+        char *a = run_plain("csv", tables[t], 0, &n);
+        ck_assert_str_eq(a, "name,other\nThread/CSwitch,\"a,b\"\nThread/CSwitch,\n");
+        free(a);
+        a = run_plain("csv", tables[t], ETL_CELL_PLAIN, &n);
+        ck_assert_str_eq(a, "name,other\nThread/CSwitch,a,b\nThread/CSwitch,\n");
+        free(a);
+    }
+}
+END_TEST
+
 /* ---- write errors -------------------------------------------------------- */
 
 START_TEST(write_error_dev_full)
@@ -1535,6 +1590,7 @@ int main(void)
     tcase_add_test(tc, write_error_dev_full);
     tcase_add_test(tc, rows_by_bits);
     tcase_add_test(tc, csv_own_writer);
+    tcase_add_test(tc, plain_cells);
     suite_add_tcase(s, tc);
     int rc = unit_run(s);
     etl_fields_free(&hfl);
