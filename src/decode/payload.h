@@ -82,7 +82,7 @@ bool etl_payload_prepass(struct etl_payload *pl, struct etl_file *f);
 const char *etl_payload_name(struct etl_payload *pl, const struct etl_event *ev);
 /* etl_payload_name, and whether the name is one of etldump's own tables'
  * (the kernel's and the built-in providers' events: ASCII letters,
- * digits, '/', '_', '-' and '.', which test_names checks) rather than made
+ * digits, '/', '_', '-' and '.', which test_fields checks) rather than made
  * from what the file says. */
 const char *etl_payload_name_own(struct etl_payload *pl, const struct etl_event *ev, bool *own);
 

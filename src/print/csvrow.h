@@ -4,12 +4,12 @@
  * fixed when they are compiled make of it (ETL_CSV_ROW_WRITER).
  *
  * The row loop goes from one carried cell to the next and writes each by
- * its column's type: one branch on the type for every column, which the
- * processor mispredicts as the carried cells change from row to row. A
+ * its column's type: one jump on the type for every cell, which the
+ * processor cannot foresee as the carried cells change from row to row. A
  * table's own writer has the code of each column apart, its type known to
- * the compiler: no branch on the type is left, and the branch on whether a
+ * the compiler: no jump on the type is left, and the branch on whether a
  * cell is carried is a branch of its own for each column (compact
- * switches to CSV: 1896 instructions a switch through the loop, 1603
+ * switches to CSV: 1896 instructions a switch through the loop, 1621
  * through the switch table's writer; both write the same bytes, which
  * test_printers checks).
  */
@@ -156,7 +156,8 @@ ETL_INLINE int etl_csv_row_end(struct etl_printer *p, struct etl_csv_row *r, siz
  * compiles). Cells past the table's last column are no code at all. */
 #define ETL_CSV_FIXED_CELL(i, cols, ncols)                                             \
     if ((i) < (ncols) && (set >> ((i) % 64) & 1u) &&                                   \
-        !etl_csv_row_cell(p, &r, (i), (cols)[(i) < (ncols) ? (i) : 0].type, &vals[(i) < (ncols) ? (i) : 0])) \
+        !etl_csv_row_cell(p, &r, (i), (cols)[(i) < (ncols) ? (i) : 0].type,           \
+                          &vals[(i) < (ncols) ? (i) : 0]))                             \
         return -1;
 #define ETL_CSV_CELLS8(b, cols, ncols)                                                 \
     ETL_CSV_FIXED_CELL((b) + 0, cols, ncols) ETL_CSV_FIXED_CELL((b) + 1, cols, ncols)  \
