@@ -1397,9 +1397,12 @@ static uint64_t some_number(uint64_t *seed)
     return r >> 40 & 1 ? 135905556979ull + (v & 0xFFFF) : v;
 }
 
-/* SUBSET_ROWS rows of every column type through table t: cells and values
+/* Rows of run_all. */
+#define ALL_ROWS 250
+
+/* ALL_ROWS rows of every column type through table t: cells and values
  * from the seed, hostile strings among them, with the given options and
- * time mode. */
+ * time mode (the fields, long, in every fifth row). */
 static char *run_all(const struct etl_table *t, enum etl_time_mode mode,
                      const struct etl_print_opts *o, size_t *len)
 {
@@ -1408,7 +1411,7 @@ static char *run_all(const struct etl_table *t, enum etl_time_mode mode,
     etl_printer_set_options(p, o);
     start_table(p, t);
     uint64_t seed = 777;
-    for (size_t r = 0; r < SUBSET_ROWS; r++) {
+    for (size_t r = 0; r < ALL_ROWS; r++) {
         struct etl_value v[NALL];
         memset(v, 0, sizeof v);
         v[A_U].v.u = some_number(&seed);
@@ -1417,20 +1420,25 @@ static char *run_all(const struct etl_table *t, enum etl_time_mode mode,
         v[A_H32].v.u = unit_rand(&seed) & 0xFFFFFFFF;
         v[A_H64].v.u = unit_rand(&seed);
         v[A_NAME].v.str = r % 3 ? "Running" : "WaitingForProcessInSwap";
-        v[A_STR].v.str = hostile[r % NHOSTILE];
-        v[A_STR].len = r % 2 ? (uint32_t)strlen(hostile[r % NHOSTILE]) : 0;
+        /* The long strings (past the cells written in place) now and then:
+         * they make the rows long. */
+        const char *h = hostile[r % 50 == 7 ? NFIXED + r / 50 % 2 : r % NFIXED];
+        v[A_STR].v.str = h;
+        v[A_STR].len = r % 2 ? (uint32_t)strlen(h) : 0;
         v[A_GUID].v.g = guid_bytes;
         v[A_TIME].v.i = (int64_t)some_number(&seed) - (r % 7 == 0 ? INT64_MAX / 2 : 0);
         v[A_FT].v.i = 132949636352722435LL + (int64_t)(unit_rand(&seed) >> 8);
         v[A_DUR].v.i = (int64_t)some_number(&seed) * (r % 5 == 0 ? -1 : 1);
         v[A_PCT].v.i = (int64_t)(unit_rand(&seed) % 20001);
         v[A_U2].v.u = some_number(&seed);
-        v[A_STR2].v.str = r % 4 ? "plain" : hostile[(r + 1) % NHOSTILE];
+        v[A_STR2].v.str = r % 4 ? "plain" : hostile[(r + 1) % NFIXED];
         v[A_I2].v.i = r % 9 ? -1 : INT64_MIN;
         v[A_DUR2].v.i = r % 11 ? (int64_t)(unit_rand(&seed) % 100000000000ull) : INT64_MAX;
         v[A_TIME2].v.i = 16000 + (int64_t)r * 997;
         v[A_FIELDS].v.p = hostile_fields();
         uint64_t bits = unit_rand(&seed) & (((uint64_t)1 << NALL) - 1);
+        if (r % 5)
+            bits &= ~((uint64_t)1 << A_FIELDS);
         if (r % 50 == 0)
             bits = r % 100 ? (((uint64_t)1 << NALL) - 1) : 0;
         ck_assert_int_eq(etl_print_row_set(p, v, bits), 0);
@@ -1455,14 +1463,14 @@ START_TEST(csv_own_writer)
             char *a = run_all(&all_loop, modes[m], &o, &n1);
             ck_assert_uint_eq(own_rows, 0);
             char *b = run_all(&all_own, modes[m], &o, &n2);
-            ck_assert_uint_eq(own_rows, SUBSET_ROWS);
-            ck_assert_uint_gt(n1, 100000);
+            ck_assert_uint_eq(own_rows, ALL_ROWS);
+            ck_assert_uint_gt(n1, 50000);
             ck_assert_msg(n1 == n2 && memcmp(a, b, n1) == 0,
                           "time mode %zu, options %u: the table's own writer differs", m, opt);
             struct csv_doc d;
             const char *why = "";
             ck_assert_msg(csv_parse(a, n1, &d, &why, opt & 1), "CSV does not parse: %s", why);
-            ck_assert_uint_eq(d.nrec, 1 + SUBSET_ROWS);
+            ck_assert_uint_eq(d.nrec, 1 + ALL_ROWS);
             csv_free(&d);
             free(a);
             free(b);
