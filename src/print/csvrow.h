@@ -151,8 +151,9 @@ ETL_INLINE int etl_csv_row_end(struct etl_printer *p, struct etl_csv_row *r, siz
     return etl_print_status(p);
 }
 
-/* Cell i of a table's own writer: written when the row carries it, by the
- * type of cols[i] (a constant array: the compiler reads the type where it
+/* Cell i of a table's own writer (inside ETL_CSV_ROW_WRITER, whose p, vals,
+ * set and r it uses): written when the row carries it, by the type of
+ * cols[i] (a constant array: the compiler reads the type where it
  * compiles). Cells past the table's last column are no code at all. */
 #define ETL_CSV_FIXED_CELL(i, cols, ncols)                                             \
     if ((i) < (ncols) && (set >> ((i) % 64) & 1u) &&                                   \
