@@ -136,7 +136,7 @@ unsigned etl_max_wait_reason_fit(const uint64_t hist[64], unsigned bias, uint64_
 /* Sets the old thread's state and wait reason from OldThreadStateWr: a wait
  * reason below the bias (the thread was Waiting), else state + bias. Returns
  * false if the state is not plausible. */
-static bool set_state_wr(struct etl_switch *sw, unsigned swr, unsigned bias)
+static inline bool set_state_wr(struct etl_switch *sw, unsigned swr, unsigned bias)
 {
     if (swr < bias) {
         sw->old_state = STATE_WAITING;
@@ -152,7 +152,7 @@ static bool set_state_wr(struct etl_switch *sw, unsigned swr, unsigned bias)
 size_t etl_decode_batch(const struct etl_event *ev, struct etl_cursor *c, unsigned bias,
                         struct etl_switch *out, size_t cap,
                         etl_batch_diag_fn diag, void *ctx,
-                        uint64_t *implausible)
+                        uint64_t *implausible, uint64_t *state_wr)
 {
     if (etl_cur_left(c) < CC_HEADER) {
         diag(ctx, ev, 0, "compact batch shorter than its 0x58-byte header");
@@ -166,68 +166,69 @@ size_t etl_decode_batch(const struct etl_event *ev, struct etl_cursor *c, unsign
         tids[i] = etl_cur_u32(c);
     for (unsigned i = 0; i < CC_SLOTS; i++)
         base[i] = (int8_t)etl_cur_u8(c);
-    size_t n = 0;
-    while (etl_cur_left(c) > 0 && n < cap) {
-        size_t pos = c->pos;
-        unsigned type = etl_cur_here(c)[0] & 3u;
-        size_t need = type == ETL_CCSWAP_IDLE_SHORT ? 2 : type == ETL_CCSWAP_FULL ? 8 : 4;
-        if (need > etl_cur_left(c)) {
+    /* The records, each checked to lie within the batch once, read by
+     * pointer; pos is where the next one starts. */
+    static const uint8_t rec_size[4] = { 2, 4, 4, 8 };
+    const uint8_t *b = c->base;
+    size_t pos = c->pos, end = c->len, n = 0;
+    const uint16_t cpu = ev->cpu;
+    while (pos < end && n < cap) {
+        const uint8_t *rp = b + pos;
+        unsigned type = rp[0] & 3u;
+        size_t need = rec_size[type];
+        if (need > end - pos) {
             diag(ctx, ev, pos, "compact switch record runs past the end of its batch");
             break;
         }
-        /* The record's bytes, checked once. */
-        const uint8_t *rp = etl_cur_take(c, need);
-        struct etl_switch *sw = &out[n];
+        struct etl_switch *sw = &out[n++];
         memset(sw, 0, sizeof *sw);
-        sw->cpu = ev->cpu;
+        sw->cpu = cpu;
         sw->source = ETL_SW_COMPACT;
         sw->form = (uint8_t)type;
-        unsigned idx = 0, swr = 0;
-        uint32_t w = type == ETL_CCSWAP_IDLE_SHORT ? etl_le16(rp) : etl_le32(rp);
-        switch (type) {
-        case ETL_CCSWAP_IDLE_SHORT: /* TimeDelta:14 */
-        case ETL_CCSWAP_IDLE:       /* TimeDelta:30 */
-            ts += w >> 2;
-            sw->has |= SW_OLD_TID; /* the idle thread, TID 0 */
-            break;
-        case ETL_CCSWAP_LITE: {
+        if (type < ETL_CCSWAP_LITE) {
+            /* IDLE_SHORT: TimeDelta:14 in 2 bytes; IDLE: TimeDelta:30 */
+            ts += (type == ETL_CCSWAP_IDLE_SHORT ? etl_le16(rp) : etl_le32(rp)) >> 2;
+            sw->ts = (int64_t)ts;
+            sw->has = SW_OLD_TID; /* the idle thread, TID 0 */
+            pos += need;
+            continue;
+        }
+        uint32_t w = etl_le32(rp);
+        unsigned idx, swr;
+        if (type == ETL_CCSWAP_LITE) {
             /* OldThreadIdIndex:4, OldThreadPriInc:3, OldThreadStateWr:6, TimeDelta:17 */
             idx = (w >> 2) & 0xF;
-            unsigned inc = (w >> 6) & 0x7;
             swr = (w >> 9) & 0x3F;
             ts += w >> 15;
-            sw->old_priority = (int8_t)(base[idx] + (int)inc);
-            sw->has |= SW_OLD_PRIORITY;
-            break;
-        }
-        default: { /* FULL: TimeDelta:30 | OldThreadIdIndex:4, OldThreadStateWr:6,
-                      OldThreadPriority:5, NewThreadWaitTime:17 */
+            sw->old_priority = (int8_t)(base[idx] + (int)((w >> 6) & 0x7));
+            sw->has = SW_OLD_PRIORITY;
+        } else { /* FULL: TimeDelta:30 | OldThreadIdIndex:4, OldThreadStateWr:6,
+                    OldThreadPriority:5, NewThreadWaitTime:17 */
             uint32_t w1 = etl_le32(rp + 4);
             ts += w >> 2;
             idx = w1 & 0xF;
             swr = (w1 >> 4) & 0x3F;
             sw->old_priority = (int8_t)((w1 >> 10) & 0x1F);
             sw->new_wait_time = w1 >> 15;
-            sw->has |= SW_OLD_PRIORITY | SW_NEW_WAIT_TIME;
-            break;
-        }
+            sw->has = SW_OLD_PRIORITY | SW_NEW_WAIT_TIME;
         }
         sw->ts = (int64_t)ts;
-        if (type >= ETL_CCSWAP_LITE) {
-            sw->old_tid = tids[idx];
-            if (sw->old_tid != 0)
-                sw->has |= SW_OLD_TID;
-            else /* the idle thread never enters the table: an empty slot */
-                diag(ctx, ev, pos, "compact switch names an empty TidTable slot");
-            if (!set_state_wr(sw, swr, bias)) {
-                if (*implausible == 0)
-                    diag(ctx, ev, pos,
-                         "compact switch decodes to an impossible thread state "
-                         "(check --max-wait-reason)");
-                (*implausible)++;
-            }
+        sw->old_tid = tids[idx];
+        if (sw->old_tid != 0)
+            sw->has |= SW_OLD_TID;
+        else /* the idle thread never enters the table: an empty slot */
+            diag(ctx, ev, pos, "compact switch names an empty TidTable slot");
+        if (state_wr) /* the state and reason as recorded: §8.4 */
+            state_wr[swr]++;
+        if (!set_state_wr(sw, swr, bias)) {
+            if (*implausible == 0)
+                diag(ctx, ev, pos,
+                     "compact switch decodes to an impossible thread state "
+                     "(check --max-wait-reason)");
+            (*implausible)++;
         }
-        n++;
+        pos += need;
     }
+    c->pos = pos;
     return n;
 }

@@ -86,11 +86,13 @@ typedef void (*etl_batch_diag_fn)(void *ctx, const struct etl_event *ev,
  * (room for cap records; a batch of n data bytes has at most n/2). new_tid is
  * never set: it is the old thread of the next switch on the CPU. Returns the
  * number of switches; problems go to diag, `at` counted from the start of
- * c. `implausible` counts states that decode to Waiting or beyond 9. */
+ * c. `implausible` counts states that decode to Waiting or beyond 9;
+ * state_wr (64 counters, or NULL) counts the OldThreadStateWr values of
+ * the LITE and FULL records (§8.4). */
 size_t etl_decode_batch(const struct etl_event *ev, struct etl_cursor *c,
                         unsigned max_wait_reason,
                         struct etl_switch *out, size_t cap,
                         etl_batch_diag_fn diag, void *ctx,
-                        uint64_t *implausible);
+                        uint64_t *implausible, uint64_t *state_wr);
 
 #endif

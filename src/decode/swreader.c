@@ -97,15 +97,18 @@ static void link_next(struct etl_sched_item *p, const struct etl_switch *sw)
     }
 }
 
-/* Fills queue item it with switch sw of CPU c. */
-static void put_switch(const struct sw_cpu *c, struct etl_sched_item *it,
-                       const struct etl_switch *sw)
+/* Fills queue item it with switch sw of CPU c (every member: what the
+ * union holds past the switch is never read). */
+static inline void put_switch(const struct sw_cpu *c, struct etl_sched_item *it,
+                              const struct etl_switch *sw)
 {
-    memset(it, 0, sizeof *it);
-    it->kind = ETL_SCHED_SWITCH;
     it->ts = sw->ts;
-    it->cpu = sw->cpu;
+    it->next_ts = 0;
     it->stretch = c->stretch;
+    it->on_tid = 0;
+    it->cpu = sw->cpu;
+    it->kind = ETL_SCHED_SWITCH;
+    it->gap = it->linked = it->has_next = it->on_known = false;
     it->u.sw = *sw;
 }
 
@@ -140,14 +143,23 @@ static bool place_switches(struct etl_switch_reader *r, struct sw_cpu *c,
         c->last = c->pend = c->final_end = pos;
         return true;
     }
-    if (!etl_grow(&r->before, &r->before_cap, k, sizeof *r->before, 64) ||
-        (m && !etl_grow(&r->sufmin, &r->sufmin_cap, m, sizeof *r->sufmin, 64)))
-        return false;
-    if (m) {
-        r->sufmin[m - 1] = tail[m - 1].ts;
-        for (size_t j = m - 1; j-- > 0;)
-            r->sufmin[j] = tail[j].ts < r->sufmin[j + 1] ? tail[j].ts : r->sufmin[j + 1];
+    if (m == 0) { /* nothing after the latest switch: the batch goes at the end */
+        struct etl_sched_item *it = c->q + c->n;
+        for (size_t i = 0; i + 1 < k; i++) {
+            put_switch(c, &it[i], &sw[i]);
+            link_next(&it[i], &sw[i + 1]);
+        }
+        put_switch(c, &it[k - 1], &sw[k - 1]);
+        c->n += k;
+        c->last = c->pend = c->final_end = c->n - 1;
+        return true;
     }
+    if (!etl_grow(&r->before, &r->before_cap, k, sizeof *r->before, 64) ||
+        !etl_grow(&r->sufmin, &r->sufmin_cap, m, sizeof *r->sufmin, 64))
+        return false;
+    r->sufmin[m - 1] = tail[m - 1].ts;
+    for (size_t j = m - 1; j-- > 0;)
+        r->sufmin[j] = tail[j].ts < r->sufmin[j + 1] ? tail[j].ts : r->sufmin[j + 1];
     /* How many tail events go before each switch: every one up to the last
      * that is not later, which is past the last whose suffix holds one. */
     size_t cur = 0;
@@ -195,16 +207,6 @@ static bool place_other(struct sw_cpu *c, const struct etl_event *ev, uint8_t ki
     return true;
 }
 
-/* Counts the OldThreadStateWr value of a decoded compact switch (§8.4). */
-static void count_state_wr(struct etl_switch_reader *r, const struct etl_switch *sw)
-{
-    if (sw->form < ETL_CCSWAP_LITE || sw->form > ETL_CCSWAP_FULL || !(sw->has & SW_OLD_STATE))
-        return;
-    unsigned v = (sw->has & SW_OLD_WAIT_REASON) ? sw->old_wait_reason : sw->old_state + r->bias;
-    if (v < 64)
-        r->stats.state_wr[v]++;
-}
-
 /* Decodes the batch in cursor bc into the scratch array; returns the
  * number of switches, or SIZE_MAX when memory ran out. */
 static size_t expand_batch(struct etl_switch_reader *r, const struct etl_event *ev,
@@ -214,7 +216,7 @@ static size_t expand_batch(struct etl_switch_reader *r, const struct etl_event *
     if (!etl_grow(&r->batch, &r->batch_cap, cap, sizeof *r->batch, 64))
         return SIZE_MAX;
     return etl_decode_batch(ev, bc, r->bias, r->batch, cap, reader_diag, r,
-                            &r->stats.implausible_states);
+                            &r->stats.implausible_states, r->stats.state_wr);
 }
 
 /* Takes one decoded event into c's queue; false when memory ran out. */
@@ -230,8 +232,6 @@ static bool take(struct etl_switch_reader *r, struct sw_cpu *c, const struct etl
         if (k == SIZE_MAX)
             return false;
         r->stats.compact += k;
-        for (size_t i = 0; i < k; i++)
-            count_state_wr(r, &r->batch[i]);
         return place_switches(r, c, r->batch, k);
     }
     case ETL_REC_READY:
@@ -245,7 +245,8 @@ static bool take(struct etl_switch_reader *r, struct sw_cpu *c, const struct etl
     }
 }
 
-/* Reads c's events until one can be handed out or the stream ends. */
+/* Reads c's events until one can be handed out or the stream ends (its
+ * callers check first that none can). */
 static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
 {
     struct etl_event ev;
@@ -378,7 +379,8 @@ bool etl_sched_next(struct etl_switch_reader *r, struct etl_sched_item *out)
     struct sw_cpu *c = &r->cpu[i];
     *out = c->q[c->head++];
     annotate(r, c, out);
-    fill(r, c);
+    if (c->final_end == c->head && !c->done)
+        fill(r, c);
     if (c->final_end > c->head)
         etl_heap_replace_top(&r->heap, c->q[c->head].ts, i);
     else

@@ -34,13 +34,22 @@ static void decode(const struct etl_event *ev, unsigned bias, size_t cap)
     struct diag_state d = { ev->data_len, 0 };
     uint64_t implausible = 0;
     struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
-    size_t n = etl_decode_batch(ev, &c, bias, out, cap, diag, &d, &implausible);
+    uint64_t state_wr[64] = { 0 };
+    size_t n = etl_decode_batch(ev, &c, bias, out, cap, diag, &d, &implausible, state_wr);
     if (n > cap || n > ev->data_len / 2)
         abort();
-    for (size_t i = 0; i < n; i++)
+    uint64_t lite_full = 0, counted = 0;
+    for (size_t i = 0; i < n; i++) {
         if (out[i].source != ETL_SW_COMPACT || out[i].form > ETL_CCSWAP_FULL ||
             out[i].cpu != ev->cpu || (out[i].has & SW_NEW_TID))
             abort();
+        lite_full += out[i].form >= ETL_CCSWAP_LITE;
+    }
+    /* Each LITE and FULL record's OldThreadStateWr counted once. */
+    for (unsigned v = 0; v < 64; v++)
+        counted += state_wr[v];
+    if (counted != lite_full)
+        abort();
     free(out);
 }
 

@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             uint64_t implausible = 0;
             sink += (unsigned)etl_decode_batch(&ev, &rec.u.batch, 0x27, batch, cap,
-                                               batch_diag, NULL, &implausible);
+                                               batch_diag, NULL, &implausible, NULL);
         } else if (kind == ETL_REC_PROCESS) {
             sink += (unsigned)rec.u.proc.image_len + (unsigned)rec.u.proc.cmdline.len;
         } else if (kind == ETL_REC_THREAD) {

@@ -19,12 +19,17 @@ static bool decode_cs(const struct etl_event *ev, struct etl_switch *sw)
     return etl_decode_cswitch(ev, &c, sw);
 }
 
-/* Decodes a batch through a cursor over its data. */
+/* The OldThreadStateWr values counted by the last decode_batch. */
+static uint64_t state_wr[64];
+
+/* Decodes a batch through a cursor over its data, counting its
+ * OldThreadStateWr values into state_wr (cleared first). */
 static size_t decode_batch(const struct etl_event *ev, unsigned bias, struct etl_switch *out,
                            size_t cap, etl_batch_diag_fn diag, void *ctx, uint64_t *bad)
 {
     struct etl_cursor c = etl_cur_make(ev->data, ev->data_len);
-    return etl_decode_batch(ev, &c, bias, out, cap, diag, ctx, bad);
+    memset(state_wr, 0, sizeof state_wr);
+    return etl_decode_batch(ev, &c, bias, out, cap, diag, ctx, bad, state_wr);
 }
 
 static struct etl_event event_of(const uint8_t *d, size_t n, unsigned version)
@@ -223,6 +228,13 @@ START_TEST(batch_all_four_forms)
     ck_assert_str_eq(etl_thread_state_name(out[3].old_state), "Ready");
     ck_assert(!(out[3].has & SW_OLD_WAIT_REASON));
     ck_assert_uint_eq(out[3].new_wait_time, 0x1FFFF);
+    /* The values as recorded, of the LITE and FULL records only. */
+    uint64_t counted = 0;
+    for (unsigned v = 0; v < 64; v++)
+        counted += state_wr[v];
+    ck_assert_uint_eq(counted, 2);
+    ck_assert_uint_eq(state_wr[6], 1);
+    ck_assert_uint_eq(state_wr[0x27 + 1], 1);
     for (size_t i = 0; i < n; i++) {
         ck_assert_uint_eq(out[i].source, ETL_SW_COMPACT);
         ck_assert(!(out[i].has & (SW_NEW_PRIORITY | SW_OLD_WAIT_MODE | SW_IDEAL_CPU |

@@ -646,7 +646,7 @@ START_TEST(reader_batch_order)
         }
         uint64_t implausible = 0;
         size_t k = etl_decode_batch(&ev, &rec.u.batch, 0x27, batch, 2048, NULL, NULL,
-                                    &implausible);
+                                    &implausible, NULL);
         for (size_t i = 0; i < k; i++) {
             size_t lo = last == SIZE_MAX ? 0 : last + 1, pos = n;
             while (pos > lo && q[pos - 1].ts > batch[i].ts)
