@@ -41,6 +41,15 @@ struct tstate {
                                 * as no entry */
 };
 
+/* Where a CPU's running thread was last seen in the table: its key and
+ * slot, from its switch-in. Its switch-out, the CPU's next switch, mostly
+ * looks for that key: the slot is tried first (the table may have been
+ * rebuilt since: the key in the slot says). */
+struct oncpu {
+    uint64_t key;              /* 0: none */
+    size_t slot;
+};
+
 struct etl_sched {
     const struct etl_procmap *map;
     struct tstate *t;
@@ -48,6 +57,8 @@ struct etl_sched {
     size_t nspent;             /* spent entries */
     uint32_t epoch;            /* known gaps so far */
     uint64_t forgotten;        /* threads dropped by sweeps */
+    struct oncpu *on;          /* by CPU */
+    size_t non;
 };
 
 struct etl_sched *etl_sched_new(const struct etl_procmap *map)
@@ -70,6 +81,7 @@ void etl_sched_free(struct etl_sched *s)
     if (!s)
         return;
     free(s->t);
+    free(s->on);
     free(s);
 }
 
@@ -80,7 +92,7 @@ static uint64_t thread_key(const struct etl_who *w, uint32_t tid)
     return w->thread != ETL_PM_NONE ? (1ull << 32) | w->thread : (2ull << 32) | tid;
 }
 
-static size_t key_slot(uint64_t key, size_t cap)
+static inline size_t key_slot(uint64_t key, size_t cap)
 {
     uint64_t h = key * 0x9E3779B97F4A7C15ull;
     return (size_t)(h ^ (h >> 31)) & (cap - 1);
@@ -218,7 +230,7 @@ static uint64_t key_of(const struct etl_sched *s, uint32_t tid, int64_t ts,
 }
 
 /* Returns the slot of key, or of the empty slot where it would go. */
-static size_t slot_of(const struct etl_sched *s, uint64_t key)
+static inline size_t slot_of(const struct etl_sched *s, uint64_t key)
 {
     size_t j = key_slot(key, s->cap);
     while (s->t[j].key && s->t[j].key != key)
@@ -226,11 +238,10 @@ static size_t slot_of(const struct etl_sched *s, uint64_t key)
     return j;
 }
 
-/* Returns the state of the thread of key, adding it; NULL when out of
- * memory. */
-static struct tstate *state_of(struct etl_sched *s, uint64_t key)
+/* Returns the state of the thread of key, found at slot j (slot_of's
+ * answer), adding it; NULL when out of memory. */
+static struct tstate *state_at(struct etl_sched *s, uint64_t key, size_t j)
 {
-    size_t j = slot_of(s, key);
     if (s->t[j].key && !s->t[j].spent)
         return &s->t[j];
     /* A new entry; a spent one of the key takes no new slot. Spent entries
@@ -300,6 +311,19 @@ static void switch_in(const struct etl_sched *s, const struct tstate *t, int64_t
     }
 }
 
+/* Makes room in s->on for CPU cpu; false when out of memory. */
+static bool grow_on(struct etl_sched *s, uint16_t cpu)
+{
+    size_t n = (size_t)cpu + 1;
+    struct oncpu *a = realloc(s->on, n * sizeof *a);
+    if (!a)
+        return false;
+    memset(a + s->non, 0, (n - s->non) * sizeof *a);
+    s->on = a;
+    s->non = n;
+    return true;
+}
+
 bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
                     const struct etl_who *wo, const struct etl_who *wn,
                     struct etl_sched_facts *f)
@@ -310,7 +334,8 @@ bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
         const struct etl_ready *rd = &it->u.ready;
         if (rd->tid == 0)
             return true;
-        struct tstate *t = state_of(s, key_of(s, rd->tid, it->ts, NULL));
+        uint64_t key = key_of(s, rd->tid, it->ts, NULL);
+        struct tstate *t = state_at(s, key, slot_of(s, key));
         if (!t)
             return false;
         t->has_rt = true;
@@ -326,17 +351,28 @@ bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
         return true;
     const struct etl_switch *sw = &it->u.sw;
     memset(f, 0, sizeof *f);
+    if (sw->cpu >= s->non && !grow_on(s, sw->cpu))
+        return false;
+    struct oncpu *on = &s->on[sw->cpu];
     if ((sw->has & SW_OLD_TID) && sw->old_tid != 0) {
         uint64_t key = key_of(s, sw->old_tid, sw->ts, wo);
+        size_t j = on->key == key && s->t[on->slot].key == key ? on->slot : slot_of(s, key);
+        struct tstate *t = &s->t[j];
         if ((sw->has & SW_OLD_STATE) && sw->old_state == ST_TERMINATED) {
             /* it never runs again: forget it (its TID may come back) */
-            size_t j = slot_of(s, key);
-            if (s->t[j].key)
+            if (t->key)
                 remove_slot(s, j);
         } else {
-            struct tstate *t = state_of(s, key);
-            if (!t)
+            if (t->key && t->spent && (s->n + 1) * 2 <= s->cap && s->n + 1 <= SCHED_KEPT) {
+                /* The usual switch-out: its spent entry taken back as it
+                 * stands (state_at's way when the table needs no rebuild). */
+                s->nspent--;
+                s->n++;
+                memset(t, 0, sizeof *t);
+                t->key = key;
+            } else if ((t = state_at(s, key, j)) == NULL) {
                 return false;
+            }
             t->has_out = true;
             t->out_ts = sw->ts;
             t->out_epoch = s->epoch;
@@ -349,8 +385,11 @@ bool etl_sched_take(struct etl_sched *s, const struct etl_sched_item *it,
     }
     if ((sw->has & SW_NEW_TID) && sw->new_tid != 0) {
         /* What is known of it is used once: a thread on a CPU has no entry. */
-        size_t j = slot_of(s, key_of(s, sw->new_tid, sw->ts, wn));
+        uint64_t key = key_of(s, sw->new_tid, sw->ts, wn);
+        size_t j = slot_of(s, key);
         struct tstate *t = &s->t[j];
+        on->key = key;
+        on->slot = j;
         if (t->key && !t->spent) {
             switch_in(s, t, sw->ts, f);
             /* Spent: it stays for the thread's switch-out to come. */
