@@ -169,10 +169,11 @@ ETL_INLINE int etl_csv_row_end(struct etl_printer *p, struct etl_csv_row *r, siz
 /* Defines fn, the CSV row writer of a table whose columns are cols, a
  * static const array of ncols (at most 64) columns, for its etl_table's
  * csv_row: the row whose carried cells are the bits of set, after the file
- * column when file is 1. */
+ * column when file is 1. It is inline: a view that calls it itself
+ * (etl_print_csv_own) has it folded into its code. */
 #define ETL_CSV_ROW_WRITER(fn, cols, ncols)                                            \
-    static int fn(struct etl_printer *p, const struct etl_value *vals, uint64_t set,   \
-                  size_t file)                                                         \
+    ETL_INLINE int fn(struct etl_printer *p, const struct etl_value *vals, uint64_t set, \
+                      size_t file)                                                     \
     {                                                                                  \
         _Static_assert((ncols) <= 64, "a table's own CSV writer takes 64 columns");    \
         struct etl_csv_row r;                                                          \

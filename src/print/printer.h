@@ -310,4 +310,15 @@ extern const struct etl_printer_ops etl_print_text, etl_print_csv,
 /* The outputs that are not tables (src/export/). */
 extern const struct etl_printer_ops etl_export_perfetto, etl_export_svg;
 
+/* Returns true when the rows of table t go to p through t's own CSV writer
+ * (etl_table.csv_row) with no file column before them: a view may then
+ * call that writer itself (ETL_CSV_ROW_WRITER makes it inline), and the
+ * compiler folds the cells into the view's own code: the values go
+ * straight from the record to the output, and a cell every row carries is
+ * written without a test. */
+static inline bool etl_print_csv_own(const struct etl_printer *p, const struct etl_table *t)
+{
+    return p->ops == &etl_print_csv && p->table == t && !p->opt.with_filename;
+}
+
 #endif

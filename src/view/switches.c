@@ -99,14 +99,13 @@ static bool switch_matches(const struct etl_filter *flt, const struct etl_clock 
     return true;
 }
 
-/* One switch as the sequential pass leaves it: the switch, its threads'
+/* One switch as the sequential pass leaves it: the switch as the reader
+ * handed it out (it.u.sw, with its next switch's time), its threads'
  * processes and what the scheduling state says about its new thread. */
 struct sw_item {
-    struct etl_switch sw;
+    struct etl_sched_item it;
     struct etl_sched_facts sf;
     struct etl_who wo, wn;
-    int64_t next_ts;
-    bool has_next;
 };
 
 /* What rendering a switch reads, unchanged while the rows are formatted. */
@@ -167,7 +166,7 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     (void)job;
     const struct sw_item *x = item;
     const struct sw_ctx *cx = vctx;
-    const struct etl_switch *sw = &x->sw;
+    const struct etl_switch *sw = &x->it.u.sw;
     const struct etl_clock *clk = &cx->clk;
     /* Filters choose rows only after linking: a compact switch's new
      * thread came from the next switch on its CPU, shown or not. */
@@ -254,40 +253,39 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
         v[W_READYING_PROCESS].v.str = wr.image;
         v[W_READYING_PROCESS].len = wr.image_len;
     }
-    if (x->has_next) {
+    if (x->it.has_next) {
         set |= ETL_SET_BIT(W_NEW_RUN);
-        v[W_NEW_RUN].v.i = sub_sat(etl_clock_ns(clk, x->next_ts), ns);
+        v[W_NEW_RUN].v.i = sub_sat(etl_clock_ns(clk, x->it.next_ts), ns);
     }
+    if (etl_print_csv_own(p, &etl_table_switches))
+        return switch_csv_row(p, v, set, 0);
     return etl_print_row_set(p, v, set);
 }
 
 /* Takes the next switch from the reader into x, feeding the scheduling
- * state every event before it; false at the end or when memory ran out
- * (f is marked). */
+ * state every event before it (read into x too); false at the end or when
+ * memory ran out (f is marked). */
 static bool next_switch(struct etl_file *f, struct etl_switch_reader *r,
                         const struct etl_procmap *map, struct etl_sched *an,
                         struct sw_item *x)
 {
-    struct etl_sched_item it;
-    while (etl_sched_next(r, &it)) {
-        if (it.kind != ETL_SCHED_SWITCH) {
-            if (etl_sched_take(an, &it, NULL, NULL, NULL))
+    while (etl_sched_next(r, &x->it)) {
+        if (x->it.kind != ETL_SCHED_SWITCH) {
+            if (etl_sched_take(an, &x->it, NULL, NULL, NULL))
                 continue;
             etl_file_nomem(f);
             return false;
         }
-        x->sw = it.u.sw;
-        x->next_ts = it.next_ts;
-        x->has_next = it.has_next;
-        uint32_t h = x->sw.has;
-        etl_procmap_who(map, x->sw.old_tid, x->sw.ts, &x->wo);
+        const struct etl_switch *sw = &x->it.u.sw;
+        uint32_t h = sw->has;
+        etl_procmap_who(map, sw->old_tid, sw->ts, &x->wo);
         if (!(h & SW_OLD_TID))
             x->wo.known = false, x->wo.image = NULL;
         if (h & SW_NEW_TID)
-            etl_procmap_who(map, x->sw.new_tid, x->sw.ts, &x->wn);
+            etl_procmap_who(map, sw->new_tid, sw->ts, &x->wn);
         else
             x->wn.known = false, x->wn.image = NULL, x->wn.pid = 0;
-        if (etl_sched_take(an, &it, &x->wo, &x->wn, &x->sf))
+        if (etl_sched_take(an, &x->it, &x->wo, &x->wn, &x->sf))
             return true;
         etl_file_nomem(f);
         return false;
