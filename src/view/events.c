@@ -275,6 +275,10 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
     v[E_TIME].v.i = ev->ts;
     v[E_BUFFER_OFFSET].v.u = ev->buffer_offset;
     v[E_EVENT_OFFSET].v.u = ev->event_offset;
+    if (etl_print_csv_own(p, &events_no_fields))
+        return event_csv_row_no_fields(p, v, set, 0);
+    if (etl_print_csv_own(p, &etl_table_events))
+        return event_csv_row(p, v, set, 0);
     return etl_print_row_set(p, v, set);
 }
 
