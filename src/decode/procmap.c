@@ -352,11 +352,15 @@ static bool in_force(const unsigned char *p, size_t id_at, uint32_t id, int64_t 
 }
 
 /* Returns the lifetime of id with the latest start at or before ts, or
- * ETL_PM_NONE, through the index of the n lifetimes at base. */
-static uint32_t lifetime_at(const struct id_index *ix, const void *base, size_t n,
-                            size_t size, size_t id_at, uint32_t id, int64_t ts)
+ * ETL_PM_NONE, through the index of the n lifetimes at base; the times
+ * [*from, *until) around ts are those for which the answer is the same. */
+static inline uint32_t lifetime_at(const struct id_index *ix, const void *base, size_t n,
+                                   size_t size, size_t id_at, uint32_t id, int64_t ts,
+                                   int64_t *from, int64_t *until)
 {
     const unsigned char *b = base;
+    *from = INT64_MIN;
+    *until = INT64_MAX;
     if (n == 0 || !ix->s)
         return ETL_PM_NONE;
     size_t j = id_home(id, ix->mask);
@@ -367,8 +371,10 @@ static uint32_t lifetime_at(const struct id_index *ix, const void *base, size_t 
     size_t lo = ix->s[j].first - 1;
     int64_t start;
     memcpy(&start, b + lo * size, sizeof start);
-    if (start > ts)
+    if (start > ts) {
+        *until = start;
         return ETL_PM_NONE;
+    }
     /* The ID's lifetimes from lo on are in force at ts, then not: the last
      * that is, by steps that double, then halve. */
     size_t step = 1;
@@ -383,6 +389,15 @@ static uint32_t lifetime_at(const struct id_index *ix, const void *base, size_t 
             lo = mid;
         else
             hi = mid;
+    }
+    /* Until the ID's next lifetime starts (it starts after ts: lo is the
+     * last in force). */
+    memcpy(from, b + lo * size, sizeof *from);
+    if (lo + 1 < n) {
+        uint32_t next;
+        memcpy(&next, b + (lo + 1) * size + id_at, sizeof next);
+        if (next == id)
+            memcpy(until, b + (lo + 1) * size, sizeof *until);
     }
     return (uint32_t)lo;
 }
@@ -648,21 +663,41 @@ void etl_procmap_free(struct etl_procmap *m)
 
 /* ---- questions ----------------------------------------------------------------------- */
 
-uint32_t etl_procmap_thread_at(const struct etl_procmap *m, uint32_t tid, int64_t ts)
+/* etl_procmap_thread_at, and the span of times of its answer (lifetime_at). */
+static inline uint32_t thread_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
+                                   int64_t *from, int64_t *until)
 {
+    *from = INT64_MIN;
+    *until = INT64_MAX;
     if (!m || m->nthr == 0)
         return ETL_PM_NONE;
     /* The latest start at or before ts. */
     return lifetime_at(&m->tix, m->t, m->nthr, sizeof *m->t,
-                       offsetof(struct etl_pm_thread, tid), tid, ts);
+                       offsetof(struct etl_pm_thread, tid), tid, ts, from, until);
+}
+
+/* etl_procmap_process_at, and the span of times of its answer. */
+static inline uint32_t process_span(const struct etl_procmap *m, uint32_t pid, int64_t ts,
+                                    int64_t *from, int64_t *until)
+{
+    *from = INT64_MIN;
+    *until = INT64_MAX;
+    if (!m || m->nproc == 0)
+        return ETL_PM_NONE;
+    return lifetime_at(&m->pix, m->p, m->nproc, sizeof *m->p,
+                       offsetof(struct etl_pm_process, pid), pid, ts, from, until);
+}
+
+uint32_t etl_procmap_thread_at(const struct etl_procmap *m, uint32_t tid, int64_t ts)
+{
+    int64_t from, until;
+    return thread_span(m, tid, ts, &from, &until);
 }
 
 uint32_t etl_procmap_process_at(const struct etl_procmap *m, uint32_t pid, int64_t ts)
 {
-    if (!m || m->nproc == 0)
-        return ETL_PM_NONE;
-    return lifetime_at(&m->pix, m->p, m->nproc, sizeof *m->p,
-                       offsetof(struct etl_pm_process, pid), pid, ts);
+    int64_t from, until;
+    return process_span(m, pid, ts, &from, &until);
 }
 
 const char *etl_procmap_str(const struct etl_procmap *m, uint32_t s)
@@ -682,7 +717,14 @@ const char *etl_procmap_image(const struct etl_procmap *m, uint32_t pid, int64_t
 bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
                      struct etl_who *w)
 {
-    w->thread = etl_procmap_thread_at(m, tid, ts);
+    int64_t from, until;
+    return etl_procmap_who_span(m, tid, ts, w, &from, &until);
+}
+
+bool etl_procmap_who_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
+                          struct etl_who *w, int64_t *from, int64_t *until)
+{
+    w->thread = thread_span(m, tid, ts, from, until);
     w->proc = ETL_PM_NONE;
     w->image = NULL;
     w->image_len = 0;
@@ -690,10 +732,13 @@ bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
     w->pid = 0;
     if (tid == 0) {
         /* The idle threads (one per CPU, all TID 0) are the Idle process. */
+        int64_t pfrom, puntil;
         w->known = true;
-        w->proc = etl_procmap_process_at(m, 0, ts);
+        w->proc = process_span(m, 0, ts, &pfrom, &puntil);
         w->image = "Idle";
         w->image_len = 4;
+        *from = pfrom > *from ? pfrom : *from;
+        *until = puntil < *until ? puntil : *until;
         return true;
     }
     if (w->thread == ETL_PM_NONE)

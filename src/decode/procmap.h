@@ -136,6 +136,11 @@ uint32_t etl_procmap_process_at(const struct etl_procmap *m, uint32_t pid, int64
 bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
                      struct etl_who *w);
 
+/* etl_procmap_who, and the times [*from, *until) around ts through which
+ * *w is the same for tid: a caller may keep it for them. */
+bool etl_procmap_who_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
+                          struct etl_who *w, int64_t *from, int64_t *until);
+
 /* Image of pid at ts, or NULL (PID 0 is "Idle"). */
 const char *etl_procmap_image(const struct etl_procmap *m, uint32_t pid, int64_t ts);
 

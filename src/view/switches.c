@@ -4,6 +4,8 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "decode/swreader.h"
 #include "decode/names.h"
@@ -262,30 +264,78 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     return etl_print_row_set(p, v, set);
 }
 
+/* Who a CPU's latest new thread is, and the times through which the map
+ * says the same of its TID (etl_procmap_who_span): the CPU's next switch
+ * mostly switches it out within them. */
+struct on_cpu {
+    struct etl_who who;
+    int64_t from, until;
+    uint32_t tid;
+    bool valid;
+};
+
+/* What the view's own thread keeps. */
+struct sw_pass {
+    struct etl_file *f;
+    struct etl_switch_reader *r;
+    const struct etl_procmap *map;
+    struct etl_sched *an;
+    struct on_cpu *on;             /* by CPU */
+    size_t non;
+};
+
+/* Returns the on_cpu of cpu, made room for; NULL when out of memory. */
+static struct on_cpu *on_cpu_of(struct sw_pass *ps, uint16_t cpu)
+{
+    if (cpu < ps->non)
+        return &ps->on[cpu];
+    size_t n = (size_t)cpu + 1;
+    struct on_cpu *a = realloc(ps->on, n * sizeof *a);
+    if (!a)
+        return NULL;
+    memset(a + ps->non, 0, (n - ps->non) * sizeof *a);
+    ps->on = a;
+    ps->non = n;
+    return &a[cpu];
+}
+
 /* Takes the next switch from the reader into x, feeding the scheduling
  * state every event before it (read into x too); false at the end or when
  * memory ran out (f is marked). */
-static bool next_switch(struct etl_file *f, struct etl_switch_reader *r,
-                        const struct etl_procmap *map, struct etl_sched *an,
-                        struct sw_item *x)
+static bool next_switch(struct sw_pass *ps, struct sw_item *x)
 {
-    while (etl_sched_next(r, &x->it)) {
+    struct etl_file *f = ps->f;
+    while (etl_sched_next(ps->r, &x->it)) {
         if (x->it.kind != ETL_SCHED_SWITCH) {
-            if (etl_sched_take(an, &x->it, NULL, NULL, NULL))
+            if (etl_sched_take(ps->an, &x->it, NULL, NULL, NULL))
                 continue;
             etl_file_nomem(f);
             return false;
         }
         const struct etl_switch *sw = &x->it.u.sw;
         uint32_t h = sw->has;
-        etl_procmap_who(map, sw->old_tid, sw->ts, &x->wo);
-        if (!(h & SW_OLD_TID))
-            x->wo.known = false, x->wo.image = NULL;
-        if (h & SW_NEW_TID)
-            etl_procmap_who(map, sw->new_tid, sw->ts, &x->wn);
-        else
+        struct on_cpu *c = on_cpu_of(ps, sw->cpu);
+        if (!c) {
+            etl_file_nomem(f);
+            return false;
+        }
+        if ((h & SW_OLD_TID) && c->valid && c->tid == sw->old_tid && sw->ts >= c->from &&
+            sw->ts < c->until) {
+            x->wo = c->who;
+        } else {
+            etl_procmap_who(ps->map, sw->old_tid, sw->ts, &x->wo);
+            if (!(h & SW_OLD_TID))
+                x->wo.known = false, x->wo.image = NULL;
+        }
+        if (h & SW_NEW_TID) {
+            etl_procmap_who_span(ps->map, sw->new_tid, sw->ts, &x->wn, &c->from, &c->until);
+            c->who = x->wn;
+            c->tid = sw->new_tid;
+            c->valid = true;
+        } else {
             x->wn.known = false, x->wn.image = NULL, x->wn.pid = 0;
-        if (etl_sched_take(an, &x->it, &x->wo, &x->wn, &x->sf))
+        }
+        if (etl_sched_take(ps->an, &x->it, &x->wo, &x->wn, &x->sf))
             return true;
         etl_file_nomem(f);
         return false;
@@ -322,8 +372,9 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
      * formatted them, and writing them piecemeal would wait for each in
      * turn. With one thread it is built in its slot. */
     struct sw_item cur;
+    struct sw_pass ps = { f, r, map, an, NULL, 0 };
     while (pp && (x = etl_pipe_slot(pp)) != NULL &&
-           next_switch(f, r, map, an, threads > 1 ? &cur : x)) {
+           next_switch(&ps, threads > 1 ? &cur : x)) {
         if (threads > 1)
             *x = cur;
         if (etl_pipe_commit(pp) != 0)
@@ -338,6 +389,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
         etl_view_switch_expectation(f, st->cswitch + st->compact);
+    free(ps.on);
     etl_sched_warn(an, f);
     etl_sched_free(an);
     etl_switch_reader_free(r);
