@@ -70,6 +70,34 @@ START_TEST(integers)
 }
 END_TEST
 
+/* etl_fmt_digits8 on every value below 10^8 where it has a way of its own
+ * (SSE2) against the word-at-a-time way, and on every thousandth value and
+ * each power of ten and its neighbours against printf. */
+START_TEST(digits8)
+{
+#if defined(__SSE2__)
+    for (uint32_t v = 0; v < 100000000u; v++)
+        if (etl_fmt_digits8(v) != etl_fmt_digits8_swar(v))
+            ck_abort_msg("etl_fmt_digits8(%u) differs from the word-at-a-time way", v);
+#endif
+    for (uint32_t v = 0; v < 100000000u; v += 997) {
+        uint32_t p = 1;
+        for (int k = 0; k < 9; k++, p *= 10) {
+            uint32_t w[3] = { v, p - 1, p < 100000000u ? p : 0 };
+            for (int j = 0; j < 3; j++) {
+                char want[16], got[16];
+                snprintf(want, sizeof want, "%08u", w[j]);
+                etl_fmt_store8(got, etl_fmt_digits8(w[j]));
+                got[8] = 'x';
+                same(got, 8, want);
+            }
+            if (v)
+                break;
+        }
+    }
+}
+END_TEST
+
 /* Checks etl_fmt_hex on v with every minimum digit count against printf. */
 static void check_hex(uint64_t v)
 {
@@ -225,6 +253,7 @@ int main(void)
     Suite *s = suite_create("fmt");
     TCase *tc = tcase_create("fmt");
     tcase_add_test(tc, integers);
+    tcase_add_test(tc, digits8);
     tcase_add_test(tc, hex);
     tcase_add_test(tc, seconds);
     tcase_add_test(tc, memo);
