@@ -22,7 +22,7 @@
  * (0x0B), OldThreadWaitReason u8 (0x0C), OldThreadWaitMode u8 (0x0D, bit 0;
  * bits 1-7 flags), OldThreadState u8 (0x0E), OldThreadWaitIdealProcessor u8
  * (0x0F), NewThreadWaitTime u32 (0x10), OldThreadRemainingQuantum s32 (0x14). */
-#define CS_SIZE_V1 0x10
+#define CS_SIZE_V1 ETL_CSWITCH_MIN
 #define CS_SIZE 0x18
 
 /* PERFINFO_CCSWAP_BUFFER (§8.1): FirstTimeStamp u64, TidTable[16] u32,
@@ -34,50 +34,59 @@
 #define STATE_WAITING 5
 #define STATE_MAX 9
 
-bool etl_decode_cswitch(const struct etl_event *ev, struct etl_cursor *c,
-                        struct etl_switch *sw)
+void etl_decode_cswitch_bytes(const uint8_t *d, size_t n, unsigned version, int64_t ts,
+                              uint16_t cpu, struct etl_switch *sw)
 {
     memset(sw, 0, sizeof *sw);
-    if (etl_cur_left(c) < CS_SIZE_V1)
-        return false;
-    sw->ts = ev->ts;
-    sw->cpu = ev->cpu;
+    sw->ts = ts;
+    sw->cpu = cpu;
     sw->source = ETL_SW_CSWITCH;
     sw->form = ETL_CCSWAP_NONE;
-    sw->new_tid = etl_cur_u32(c);
-    sw->old_tid = etl_cur_u32(c);
-    sw->new_priority = (int8_t)etl_cur_u8(c);
-    sw->old_priority = (int8_t)etl_cur_u8(c);
-    uint8_t cstate_rank = etl_cur_u8(c);
-    int8_t decrement = (int8_t)etl_cur_u8(c);
-    sw->old_wait_reason = etl_cur_u8(c);
-    uint8_t mode = etl_cur_u8(c);
-    sw->old_wait_mode = mode & 1;
-    sw->flags = (uint8_t)(mode >> 1);
-    sw->old_state = etl_cur_u8(c);
-    sw->ideal_cpu = etl_cur_u8(c);
-    sw->has = SW_OLD_TID | SW_NEW_TID | SW_OLD_PRIORITY | SW_NEW_PRIORITY | SW_OLD_STATE |
-              SW_OLD_WAIT_REASON | SW_OLD_WAIT_MODE | SW_IDEAL_CPU;
+    sw->new_tid = etl_le32(d);
+    sw->old_tid = etl_le32(d + 4);
+    sw->new_priority = (int8_t)d[8];
+    sw->old_priority = (int8_t)d[9];
+    uint8_t cstate_rank = d[10];
+    sw->old_wait_reason = d[12];
+    sw->old_wait_mode = d[13] & 1;
+    sw->flags = (uint8_t)(d[13] >> 1);
+    sw->old_state = d[14];
+    sw->ideal_cpu = d[15];
+    uint32_t has = SW_OLD_TID | SW_NEW_TID | SW_OLD_PRIORITY | SW_NEW_PRIORITY | SW_OLD_STATE |
+                   SW_OLD_WAIT_REASON | SW_OLD_WAIT_MODE | SW_IDEAL_CPU;
     /* Byte 10 is a union (format.md §7.3): PreviousCState when the idle
      * thread is leaving, else OldThreadRank. */
     if (sw->old_tid == 0) {
         sw->prev_cstate = cstate_rank;
-        sw->has |= SW_PREV_CSTATE;
+        has |= SW_PREV_CSTATE;
     } else {
         sw->old_rank = cstate_rank;
-        sw->has |= SW_OLD_RANK;
+        has |= SW_OLD_RANK;
     }
-    if ((ev->version & 0xFF) >= 2) {
-        sw->new_priority_decrement = decrement;
-        sw->has |= SW_NEW_PRI_DECREMENT;
+    if ((version & 0xFF) >= 2) {
+        sw->new_priority_decrement = (int8_t)d[11];
+        has |= SW_NEW_PRI_DECREMENT;
     }
-    if ((ev->version & 0xFF) >= 3)
-        sw->has |= SW_FLAGS;
-    if (etl_cur_left(c) >= CS_SIZE - CS_SIZE_V1) {
-        sw->new_wait_time = etl_cur_u32(c);
-        sw->old_remaining_quantum = (int32_t)etl_cur_u32(c);
-        sw->has |= SW_NEW_WAIT_TIME | SW_OLD_QUANTUM;
+    if ((version & 0xFF) >= 3)
+        has |= SW_FLAGS;
+    if (n >= CS_SIZE) {
+        sw->new_wait_time = etl_le32(d + 16);
+        sw->old_remaining_quantum = (int32_t)etl_le32(d + 20);
+        has |= SW_NEW_WAIT_TIME | SW_OLD_QUANTUM;
     }
+    sw->has = has;
+}
+
+bool etl_decode_cswitch(const struct etl_event *ev, struct etl_cursor *c,
+                        struct etl_switch *sw)
+{
+    size_t n = etl_cur_left(c);
+    if (n < CS_SIZE_V1) {
+        memset(sw, 0, sizeof *sw);
+        return false;
+    }
+    etl_decode_cswitch_bytes(etl_cur_here(c), n, ev->version, ev->ts, ev->cpu, sw);
+    etl_cur_skip(c, n >= CS_SIZE ? CS_SIZE : CS_SIZE_V1);
     return true;
 }
 

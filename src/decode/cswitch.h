@@ -66,6 +66,14 @@ struct etl_switch {
 bool etl_decode_cswitch(const struct etl_event *ev, struct etl_cursor *c,
                         struct etl_switch *sw);
 
+/* The least data etl_decode_cswitch decodes (WMI_CONTEXTSWAP version 1). */
+#define ETL_CSWITCH_MIN 0x10u
+
+/* The same from the n bytes at d (n >= ETL_CSWITCH_MIN) of an event of
+ * version `version` at ts on cpu. */
+void etl_decode_cswitch_bytes(const uint8_t *d, size_t n, unsigned version, int64_t ts,
+                              uint16_t cpu, struct etl_switch *sw);
+
 /* Returns the MaximumWaitReason the kernel of `build` used as the state bias
  * in compact records (§8.4). */
 unsigned etl_max_wait_reason_for_build(uint32_t build);

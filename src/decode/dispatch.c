@@ -208,6 +208,12 @@ const struct etl_decoder *etl_dispatch(const struct etl_event *ev)
     return key == last_key ? last : dispatch_other(key);
 }
 
+const struct etl_decoder *etl_dispatch_kernel(uint16_t h, unsigned v, unsigned kind)
+{
+    uint32_t key = (uint32_t)h | (v & 0xFFu) << 16 | (kind & 0xFFu) << 24;
+    return key == last_key ? last : dispatch_other(key);
+}
+
 bool etl_decode(const struct etl_event *ev, const struct etl_decoder *d,
                 struct etl_record *r)
 {

@@ -73,6 +73,10 @@ struct etl_decoder {
 /* Returns the entry for ev: never NULL (the generic entry matches all). */
 const struct etl_decoder *etl_dispatch(const struct etl_event *ev);
 
+/* Returns the entry for a kernel event (kind: a kernel header kind) with
+ * HookId h and version v: etl_dispatch's answer for such an event. */
+const struct etl_decoder *etl_dispatch_kernel(uint16_t h, unsigned v, unsigned kind);
+
 /* Returns true if an event of header kind `kind` (a kernel one) with HookId
  * h may, at some version, go to a decoder of a record kind in rec (bits
  * 1 << enum etl_rec_kind); false when none of its versions can. */

@@ -23,6 +23,7 @@ struct sw_cpu {
     size_t pend;           /* the same while it waits for the next one (or NONE) */
     uint32_t stretch;      /* of the events being read */
     bool done;
+    bool cswitches;        /* the last event read was a CSwitch */
     /* What was handed out. */
     uint32_t out_stretch;  /* the highest stretch */
     uint32_t sw_stretch;   /* of the latest switch */
@@ -44,6 +45,7 @@ struct etl_switch_reader {
     size_t before_cap;
     int64_t *sufmin;
     size_t sufmin_cap;
+    uint8_t cs_version[256];    /* cswitch_version's answers: 0 not asked, 1 yes, 2 no */
     struct etl_switch_stats stats;
 };
 
@@ -245,6 +247,58 @@ static bool take(struct etl_switch_reader *r, struct sw_cpu *c, const struct etl
     }
 }
 
+/* Heads fill's fast way looks at, at most, at a time. */
+#define RUN_MAX 32
+
+/* Returns true if a CSwitch event (PERFINFO64, HookId 0x0524) of version v
+ * goes to the CSwitch decoder (etl_dispatch's answer, kept per version). */
+static bool cswitch_version(struct etl_switch_reader *r, unsigned v)
+{
+    if (!r->cs_version[v])
+        r->cs_version[v] = etl_dispatch_kernel(ETL_HOOK_CSWITCH, v, ETL_KIND_PERFINFO64)->kind ==
+                                   ETL_REC_CSWITCH
+                               ? 1
+                               : 2;
+    return r->cs_version[v] == 1;
+}
+
+/* fill's fast way: the run of CSwitch events at c's place in its stream,
+ * PERFINFO64 records whole and sound (etl_stream_heads) that the CSwitch
+ * decoder takes whole, decoded from their bytes and queued one after
+ * another as the general way would have queued them; it stops before
+ * anything else (read the general way: another event, a CSwitch too short
+ * to decode, a buffer to load) and when the queue is full. Nothing it takes
+ * could have been a problem to report. Returns how many it took, or -1
+ * when memory ran out (f is marked). */
+static int fill_cswitches(struct etl_switch_reader *r, struct sw_cpu *c)
+{
+    struct etl_head h[RUN_MAX];
+    const uint8_t *base;
+    uint16_t cpu;
+    /* The first head alone, so that a run of other events costs one. */
+    if (etl_stream_heads(c->st, h, 1, &base, &cpu) == 0 || h[0].hook_id != ETL_HOOK_CSWITCH)
+        return 0;
+    size_t n = etl_stream_heads(c->st, h, RUN_MAX, &base, &cpu), k = 0;
+    for (; k < n && h[k].hook_id == ETL_HOOK_CSWITCH && c->n - c->head < ETL_SCHED_QUEUE_MAX;
+         k++) {
+        const uint8_t *rec = base + h[k].offset;
+        unsigned v;
+        size_t at = etl_head_data(rec, &v);
+        if (h[k].size < at + ETL_CSWITCH_MIN || !cswitch_version(r, v))
+            break;
+        struct etl_switch sw;
+        etl_decode_cswitch_bytes(rec + at, h[k].size - at, v, h[k].ts, cpu, &sw);
+        r->stats.cswitch++;
+        if (!place_switches(r, c, &sw, 1)) {
+            etl_file_nomem(r->f);
+            return -1;
+        }
+    }
+    if (k)
+        etl_stream_skip(c->st, &h[k - 1]);
+    return (int)k;
+}
+
 /* Reads c's events until one can be handed out or the stream ends (its
  * callers check first that none can). */
 static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
@@ -256,6 +310,19 @@ static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
             cut(c, true); /* the oldest leave without their next switch */
             break;
         }
+        /* The fast way is tried after a CSwitch event, until it finds
+         * something else: a stream of other events costs nothing more. */
+        if (c->cswitches) {
+            int k = fill_cswitches(r, c);
+            if (k < 0) {
+                c->done = true;
+                cut(c, true);
+                break;
+            }
+            c->cswitches = k > 0;
+            if (k > 0)
+                continue;
+        }
         if (!etl_stream_next(c->st, &ev)) {
             c->done = true;
             cut(c, true);
@@ -266,6 +333,7 @@ static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
             cut(c, false);
         }
         const struct etl_decoder *d = etl_dispatch(&ev);
+        c->cswitches = d->kind == ETL_REC_CSWITCH;
         bool wanted = d->kind == ETL_REC_CSWITCH || d->kind == ETL_REC_CSWITCH_BATCH ||
                       (r->all && (d->kind == ETL_REC_READY || d->kind == ETL_REC_INTR));
         if (!wanted)

@@ -359,6 +359,24 @@ bool etl_stream_next(struct etl_stream *s, struct etl_event *ev);
  * before the event etl_stream_next returned last. */
 bool etl_stream_gap(const struct etl_stream *s);
 
+/* The run of PERFINFO64 records whole and sound (etl_parse_heads) that
+ * etl_stream_next would return next from the buffer it has loaded, with no
+ * gap before them: at most max of their heads into h, *base the buffer's
+ * bytes (a head's record is at *base + offset) and *cpu its processor.
+ * Returns how many; 0 when the next event is not one of them, or lies in
+ * a buffer still to be loaded: etl_stream_next reads it. The stream stays
+ * where it is until etl_stream_skip. */
+size_t etl_stream_heads(struct etl_stream *s, struct etl_head *h, size_t max,
+                        const uint8_t **base, uint16_t *cpu);
+
+/* Moves the stream past the records of etl_stream_heads up to the one of
+ * head last (taken as etl_stream_next would have returned them). */
+void etl_stream_skip(struct etl_stream *s, const struct etl_head *last);
+
+/* The version of the record of a head (at rec), and where its data begins
+ * in it (past its extended items), as etl_parse_event gives them. */
+size_t etl_head_data(const uint8_t *rec, unsigned *version);
+
 /* Merges every stream in time order (header buffers first), calling fn for
  * each event; stops early when fn returns false. */
 void etl_merge_events(struct etl_streams *s, etl_event_fn fn, void *ctx);

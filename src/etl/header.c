@@ -180,6 +180,13 @@ static inline bool perfinfo64_sound(const uint8_t *p, uint32_t m, size_t avail,
     return *sz >= 0x10 + 8u * items && *sz <= avail;
 }
 
+size_t etl_head_data(const uint8_t *rec, unsigned *version)
+{
+    uint32_t m = etl_le32(rec);
+    *version = m & 0xFF;
+    return 0x10 + 8u * (((m & MARK_PEBS) ? 1u : 0u) + ((m & MARK_PMC_MASK) >> MARK_PMC_SHIFT));
+}
+
 /* How far ahead of the record it is at etl_parse_heads asks for the bytes
  * of a buffer read in place from a mapping (in a copy they are near
  * already): four lines of 64 bytes at that distance, the stretch a run of

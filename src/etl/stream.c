@@ -158,6 +158,24 @@ bool etl_stream_gap(const struct etl_stream *s)
     return s->gap;
 }
 
+size_t etl_stream_heads(struct etl_stream *s, struct etl_head *h, size_t max,
+                        const uint8_t **base, uint16_t *cpu)
+{
+    if (!s->loaded)
+        return 0;
+    size_t next;
+    *base = s->mem.bytes;
+    *cpu = s->mem.b.cpu;
+    return etl_parse_heads(s->mem.bytes, s->mem.end, s->pos, h, max, &next);
+}
+
+void etl_stream_skip(struct etl_stream *s, const struct etl_head *last)
+{
+    s->pos = last->offset + (((size_t)last->size + 7u) & ~(size_t)7u);
+    s->last_ts = last->ts;
+    s->gap = false;
+}
+
 bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
 {
     bool gap = false;
