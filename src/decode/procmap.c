@@ -714,15 +714,9 @@ const char *etl_procmap_image(const struct etl_procmap *m, uint32_t pid, int64_t
     return img;
 }
 
-bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
-                     struct etl_who *w)
-{
-    int64_t from, until;
-    return etl_procmap_who_span(m, tid, ts, w, &from, &until);
-}
-
-bool etl_procmap_who_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
-                          struct etl_who *w, int64_t *from, int64_t *until)
+/* etl_procmap_who_span, inline in both of its ways. */
+static inline bool who_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
+                            struct etl_who *w, int64_t *from, int64_t *until)
 {
     w->thread = thread_span(m, tid, ts, from, until);
     w->proc = ETL_PM_NONE;
@@ -756,6 +750,38 @@ bool etl_procmap_who_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
         w->image = "Idle";
         w->image_len = 4;
     }
+    return true;
+}
+
+bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
+                     struct etl_who *w)
+{
+    int64_t from, until;
+    return who_span(m, tid, ts, w, &from, &until);
+}
+
+bool etl_procmap_who_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
+                          struct etl_who *w, int64_t *from, int64_t *until)
+{
+    return who_span(m, tid, ts, w, from, until);
+}
+
+void etl_who_cache_fini(struct etl_who_cache *c)
+{
+    free(c->on);
+    c->on = NULL;
+    c->non = 0;
+}
+
+bool etl_who_cache_grow(struct etl_who_cache *c, uint16_t cpu)
+{
+    size_t n = (size_t)cpu + 1;
+    struct etl_who_on *a = realloc(c->on, n * sizeof *a);
+    if (!a)
+        return false;
+    memset(a + c->non, 0, (n - c->non) * sizeof *a);
+    c->on = a;
+    c->non = n;
     return true;
 }
 

@@ -53,6 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decode/cswitch.h"
 #include "decode/process.h"
 #include "etl/etl.h"
 
@@ -140,6 +141,59 @@ bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
  * *w is the same for tid: a caller may keep it for them. */
 bool etl_procmap_who_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
                           struct etl_who *w, int64_t *from, int64_t *until);
+
+/* For a pass over the switches in time order: each CPU's latest new
+ * thread, who it is and the times through which the map says the same of
+ * its TID. The CPU's next switch mostly switches that thread out within
+ * them, and its who is taken from here. Zeroed to start. */
+struct etl_who_on {
+    struct etl_who who;
+    int64_t from, until;
+    uint32_t tid;
+    bool valid;
+};
+struct etl_who_cache {
+    struct etl_who_on *on;    /* by CPU */
+    size_t non;
+};
+
+/* Frees what the cache holds (it may be used again, empty). */
+void etl_who_cache_fini(struct etl_who_cache *c);
+
+/* Makes room in the cache for CPU cpu; false when out of memory. */
+bool etl_who_cache_grow(struct etl_who_cache *c, uint16_t cpu);
+
+/* Fills *wo and *wn with who the old and new threads of sw are at its time
+ * (etl_procmap_who), through the cache c; a side sw does not carry is not
+ * known and has no image. False when out of memory. Inline: it is the
+ * inner loop of the switch views. */
+static inline bool etl_procmap_switch_who(const struct etl_procmap *m, struct etl_who_cache *c,
+                                          const struct etl_switch *sw, struct etl_who *wo,
+                                          struct etl_who *wn)
+{
+    if (sw->cpu >= c->non && !etl_who_cache_grow(c, sw->cpu))
+        return false;
+    struct etl_who_on *on = &c->on[sw->cpu];
+    uint32_t h = sw->has;
+    if ((h & SW_OLD_TID) && on->valid && on->tid == sw->old_tid && sw->ts >= on->from &&
+        sw->ts < on->until) {
+        *wo = on->who;
+    } else {
+        etl_procmap_who(m, sw->old_tid, sw->ts, wo);
+        if (!(h & SW_OLD_TID))
+            wo->known = false, wo->image = NULL;
+    }
+    if (h & SW_NEW_TID) {
+        etl_procmap_who_span(m, sw->new_tid, sw->ts, wn, &on->from, &on->until);
+        on->who = *wn;
+        on->tid = sw->new_tid;
+        on->valid = true;
+    } else {
+        wn->thread = wn->proc = ETL_PM_NONE;
+        wn->known = false, wn->image = NULL, wn->image_len = 0, wn->pid = 0;
+    }
+    return true;
+}
 
 /* Image of pid at ts, or NULL (PID 0 is "Idle"). */
 const char *etl_procmap_image(const struct etl_procmap *m, uint32_t pid, int64_t ts);

@@ -396,18 +396,17 @@ static uint32_t thread_at(struct summary *m, uint32_t tid, int64_t ts)
     return thread_slot(m, tid, &w);
 }
 
-/* The same for the thread that a switch at ts on CPU c switches out: most
- * often the row c switched in, found without the table when its key is the
- * one the thread has at ts. */
-static uint32_t thread_out(struct summary *m, const struct cpu *c, uint32_t tid, int64_t ts)
+/* The same for the thread that a switch on CPU c switches out, who w is:
+ * most often the row c switched in, found without the table when its key
+ * is the one the thread has then. */
+static uint32_t thread_out(struct summary *m, const struct cpu *c, uint32_t tid,
+                           const struct etl_who *w)
 {
-    struct etl_who w;
-    etl_procmap_who(m->map, tid, ts, &w);
-    if (c->known && m->t[c->slot].tid == tid && m->t[c->slot].pk == proc_key(&w)) {
+    if (c->known && m->t[c->slot].tid == tid && m->t[c->slot].pk == proc_key(w)) {
         m->t[c->slot].used = ++m->tick;
         return c->slot;
     }
-    return thread_slot(m, tid, &w);
+    return thread_slot(m, tid, w);
 }
 
 /* ---- figures ---------------------------------------------------------------- */
@@ -609,7 +608,8 @@ static void note_cpu(struct thr *t, int32_t cpu, bool check)
 
 /* Adds one switch to the figures. */
 static void account_switch(struct summary *m, const struct etl_sched_item *it,
-                           const struct etl_sched_facts *sf)
+                           const struct etl_sched_facts *sf, const struct etl_who *wo,
+                           const struct etl_who *wn)
 {
     const struct etl_filter *f = m->flt;
     const struct etl_switch *sw = &it->u.sw;
@@ -649,7 +649,7 @@ static void account_switch(struct summary *m, const struct etl_sched_item *it,
     c->any_sw = true;
     /* The old thread leaves. */
     if (has_old && sw->old_tid != 0) {
-        uint32_t o = thread_out(m, c, sw->old_tid, sw->ts);
+        uint32_t o = thread_out(m, c, sw->old_tid, wo);
         if (o == UINT32_MAX) {
             m->oom = true;
             return;
@@ -660,7 +660,7 @@ static void account_switch(struct summary *m, const struct etl_sched_item *it,
     c->known = false;
     if (!has_new)
         return;
-    uint32_t k = thread_at(m, sw->new_tid, sw->ts);
+    uint32_t k = thread_slot(m, sw->new_tid, wn);
     if (k == UINT32_MAX) {
         m->oom = true;
         return;
@@ -1806,18 +1806,23 @@ static bool read_all(struct summary *m, struct etl_switch_reader *r, struct etl_
 {
     struct etl_sched_item it;
     struct etl_sched_facts sf;
+    struct etl_who wo, wn;
+    struct etl_who_cache who = { NULL, 0 };
     while (!m->oom && etl_sched_next(r, &it)) {
-        if (!etl_sched_take(an, &it, NULL, NULL, &sf)) {
+        bool sw = it.kind == ETL_SCHED_SWITCH;
+        if ((sw && !etl_procmap_switch_who(m->map, &who, &it.u.sw, &wo, &wn)) ||
+            !etl_sched_take(an, &it, sw ? &wo : NULL, sw ? &wn : NULL, &sf)) {
             m->oom = true;
             break;
         }
-        if (it.kind == ETL_SCHED_SWITCH)
-            account_switch(m, &it, &sf);
+        if (sw)
+            account_switch(m, &it, &sf, &wo, &wn);
         else if (it.kind == ETL_SCHED_INTR)
             account_intr(m, &it);
         if (strict && etl_file_problems(m->f))
             break;
     }
+    etl_who_cache_fini(&who);
     for (size_t i = 0; i < m->n; i++)
         m->oom = m->oom || m->t[i].fig.oom;
     m->oom = m->oom || m->spill_oom;

@@ -264,40 +264,14 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     return etl_print_row_set(p, v, set);
 }
 
-/* Who a CPU's latest new thread is, and the times through which the map
- * says the same of its TID (etl_procmap_who_span): the CPU's next switch
- * mostly switches it out within them. */
-struct on_cpu {
-    struct etl_who who;
-    int64_t from, until;
-    uint32_t tid;
-    bool valid;
-};
-
 /* What the view's own thread keeps. */
 struct sw_pass {
     struct etl_file *f;
     struct etl_switch_reader *r;
     const struct etl_procmap *map;
     struct etl_sched *an;
-    struct on_cpu *on;             /* by CPU */
-    size_t non;
+    struct etl_who_cache who;
 };
-
-/* Returns the on_cpu of cpu, made room for; NULL when out of memory. */
-static struct on_cpu *on_cpu_of(struct sw_pass *ps, uint16_t cpu)
-{
-    if (cpu < ps->non)
-        return &ps->on[cpu];
-    size_t n = (size_t)cpu + 1;
-    struct on_cpu *a = realloc(ps->on, n * sizeof *a);
-    if (!a)
-        return NULL;
-    memset(a + ps->non, 0, (n - ps->non) * sizeof *a);
-    ps->on = a;
-    ps->non = n;
-    return &a[cpu];
-}
 
 /* Takes the next switch from the reader into x, feeding the scheduling
  * state every event before it (read into x too); false at the end or when
@@ -312,30 +286,8 @@ static bool next_switch(struct sw_pass *ps, struct sw_item *x)
             etl_file_nomem(f);
             return false;
         }
-        const struct etl_switch *sw = &x->it.u.sw;
-        uint32_t h = sw->has;
-        struct on_cpu *c = on_cpu_of(ps, sw->cpu);
-        if (!c) {
-            etl_file_nomem(f);
-            return false;
-        }
-        if ((h & SW_OLD_TID) && c->valid && c->tid == sw->old_tid && sw->ts >= c->from &&
-            sw->ts < c->until) {
-            x->wo = c->who;
-        } else {
-            etl_procmap_who(ps->map, sw->old_tid, sw->ts, &x->wo);
-            if (!(h & SW_OLD_TID))
-                x->wo.known = false, x->wo.image = NULL;
-        }
-        if (h & SW_NEW_TID) {
-            etl_procmap_who_span(ps->map, sw->new_tid, sw->ts, &x->wn, &c->from, &c->until);
-            c->who = x->wn;
-            c->tid = sw->new_tid;
-            c->valid = true;
-        } else {
-            x->wn.known = false, x->wn.image = NULL, x->wn.pid = 0;
-        }
-        if (etl_sched_take(ps->an, &x->it, &x->wo, &x->wn, &x->sf))
+        if (etl_procmap_switch_who(ps->map, &ps->who, &x->it.u.sw, &x->wo, &x->wn) &&
+            etl_sched_take(ps->an, &x->it, &x->wo, &x->wn, &x->sf))
             return true;
         etl_file_nomem(f);
         return false;
@@ -372,7 +324,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
      * formatted them, and writing them piecemeal would wait for each in
      * turn. With one thread it is built in its slot. */
     struct sw_item cur;
-    struct sw_pass ps = { f, r, map, an, NULL, 0 };
+    struct sw_pass ps = { f, r, map, an, { NULL, 0 } };
     while (pp && (x = etl_pipe_slot(pp)) != NULL &&
            next_switch(&ps, threads > 1 ? &cur : x)) {
         if (threads > 1)
@@ -389,7 +341,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
         etl_view_switch_expectation(f, st->cswitch + st->compact);
-    free(ps.on);
+    etl_who_cache_fini(&ps.who);
     etl_sched_warn(an, f);
     etl_sched_free(an);
     etl_switch_reader_free(r);
