@@ -181,6 +181,23 @@ static bool tl_name(struct etl_payload *pl, const struct etl_event *ev, const ch
 const char *etl_payload_name_own(struct etl_payload *pl, const struct etl_event *ev, bool *own)
 {
     const char *tn;
+    /* A kernel event with a HookId and nothing more to say who it is (no
+     * provider, no TraceLogging schema, not a string, not the
+     * EVENT_HEADER kinds that metadata, manifests and built-in layouts
+     * belong to) has the kernel table's name of its group and opcode (its
+     * group, HookId >> 8, is never the metadata one): the last such name is
+     * kept, as a trace's events come in runs of one kind. */
+    if ((ev->flags & (ETL_EV_HOOK | ETL_EV_GUID | ETL_EV_STRING_ONLY)) == ETL_EV_HOOK &&
+        !ev->ext_items && ev->kind != ETL_KIND_EVENT_HEADER32 &&
+        ev->kind != ETL_KIND_EVENT_HEADER64) {
+        uint32_t key = (uint32_t)(ev->hook_id & 0xFF00u) | ev->opcode;
+        if (key + 1 != pl->kname_key1) {
+            pl->kname = etl_kernel_event_name(ev);
+            pl->kname_key1 = key + 1;
+        }
+        *own = pl->kname != NULL;
+        return pl->kname;
+    }
     *own = false;
     if (tl_name(pl, ev, &tn))
         return tn;

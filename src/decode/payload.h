@@ -56,6 +56,8 @@ struct etl_payload {
     const char *why;                 /* what damage decoding found, or NULL */
     char why_text[128];              /* where a decoder writes it */
     uint8_t *scratch;                /* ETL_WINSAT_MAX bytes, its own */
+    uint32_t kname_key1;             /* the kernel name kept by etl_payload_name_own: */
+    const char *kname;               /* its group and opcode key plus one (0: none) */
 };
 
 /* Allocates the decoding state; NULL when out of memory. */
