@@ -184,8 +184,16 @@ static inline bool etl_procmap_switch_who(const struct etl_procmap *m, struct et
             wo->known = false, wo->image = NULL;
     }
     if (h & SW_NEW_TID) {
-        etl_procmap_who_span(m, sw->new_tid, sw->ts, wn, &on->from, &on->until);
-        on->who = *wn;
+        etl_procmap_who_span(m, sw->new_tid, sw->ts, &on->who, &on->from, &on->until);
+        /* Member by member: a copy of the whole, in wider moves, would
+         * read back what the call has just stored in narrower ones, and
+         * wait for the stores to land (half of this pass's own time). */
+        wn->pid = on->who.pid;
+        wn->image_len = on->who.image_len;
+        wn->image = on->who.image;
+        wn->thread = on->who.thread;
+        wn->proc = on->who.proc;
+        wn->known = on->who.known;
         on->tid = sw->new_tid;
         on->valid = true;
     } else {
