@@ -321,4 +321,11 @@ static inline bool etl_print_csv_own(const struct etl_printer *p, const struct e
     return p->ops == &etl_print_csv && p->table == t && !p->opt.with_filename;
 }
 
+/* The same for the JSON printer and a table's own JSON writer
+ * (ETL_JSON_ROW_WRITER, print/jsonrow.h), which writes no file column. */
+static inline bool etl_print_json_own(const struct etl_printer *p, const struct etl_table *t)
+{
+    return p->ops == &etl_print_json && p->table == t && !p->opt.with_filename;
+}
+
 #endif

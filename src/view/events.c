@@ -13,6 +13,7 @@
 #include "decode/process.h"
 #include "pipeline.h"
 #include "print/csvrow.h"
+#include "print/jsonrow.h"
 #include "view/view.h"
 
 enum {
@@ -51,6 +52,8 @@ static const struct etl_column event_cols[E_COUNT] = {
 
 ETL_CSV_ROW_WRITER(event_csv_row, event_cols, E_COUNT)
 ETL_CSV_ROW_WRITER(event_csv_row_no_fields, event_cols, E_FIELDS)
+ETL_JSON_ROW_WRITER(event_json_row, event_cols, E_COUNT)
+ETL_JSON_ROW_WRITER(event_json_row_no_fields, event_cols, E_FIELDS)
 
 const struct etl_table etl_table_events = { "event", event_cols, E_COUNT, false, event_csv_row };
 /* --no-fields: the same rows without their last column. */
@@ -279,6 +282,10 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
         return event_csv_row_no_fields(p, v, set, 0);
     if (etl_print_csv_own(p, &etl_table_events))
         return event_csv_row(p, v, set, 0);
+    if (etl_print_json_own(p, &events_no_fields))
+        return event_json_row_no_fields(p, v, set);
+    if (etl_print_json_own(p, &etl_table_events))
+        return event_json_row(p, v, set);
     return etl_print_row_set(p, v, set);
 }
 

@@ -13,6 +13,7 @@
 #include "view/groupmask.h"
 #include "pipeline.h"
 #include "print/csvrow.h"
+#include "print/jsonrow.h"
 #include "view/view.h"
 
 enum {
@@ -63,6 +64,7 @@ static const struct etl_column switch_cols[W_COUNT] = {
 };
 
 ETL_CSV_ROW_WRITER(switch_csv_row, switch_cols, W_COUNT)
+ETL_JSON_ROW_WRITER(switch_json_row, switch_cols, W_COUNT)
 
 const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false,
                                               switch_csv_row };
@@ -261,6 +263,8 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
     }
     if (etl_print_csv_own(p, &etl_table_switches))
         return switch_csv_row(p, v, set, 0);
+    if (etl_print_json_own(p, &etl_table_switches))
+        return switch_json_row(p, v, set);
     return etl_print_row_set(p, v, set);
 }
 
