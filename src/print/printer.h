@@ -328,4 +328,12 @@ static inline bool etl_print_json_own(const struct etl_printer *p, const struct 
     return p->ops == &etl_print_json && p->table == t && !p->opt.with_filename;
 }
 
+/* The same for the XML printer and a table's own XML writer
+ * (ETL_XML_ROW_WRITER, print/xmlrow.h): XML has no file column (the rows
+ * are inside their file's element). */
+static inline bool etl_print_xml_own(const struct etl_printer *p, const struct etl_table *t)
+{
+    return p->ops == &etl_print_xml && p->table == t;
+}
+
 #endif

@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "print/csvrow.h"
 #include "print/jsonrow.h"
+#include "print/xmlrow.h"
 #include "view/view.h"
 
 enum {
@@ -54,10 +55,15 @@ ETL_CSV_ROW_WRITER(event_csv_row, event_cols, E_COUNT)
 ETL_CSV_ROW_WRITER(event_csv_row_no_fields, event_cols, E_FIELDS)
 ETL_JSON_ROW_WRITER(event_json_row, event_cols, E_COUNT)
 ETL_JSON_ROW_WRITER(event_json_row_no_fields, event_cols, E_FIELDS)
+/* The table's name: the XML element of a row. */
+#define EVENT_ROW "event"
+ETL_XML_ROW_WRITER(event_xml_row, EVENT_ROW, event_cols, E_COUNT)
+ETL_XML_ROW_WRITER(event_xml_row_no_fields, EVENT_ROW, event_cols, E_FIELDS)
 
-const struct etl_table etl_table_events = { "event", event_cols, E_COUNT, false, event_csv_row };
+const struct etl_table etl_table_events = { EVENT_ROW, event_cols, E_COUNT, false,
+                                            event_csv_row };
 /* --no-fields: the same rows without their last column. */
-static const struct etl_table events_no_fields = { "event", event_cols, E_FIELDS, false,
+static const struct etl_table events_no_fields = { EVENT_ROW, event_cols, E_FIELDS, false,
                                                    event_csv_row_no_fields };
 
 /* The cells of the Process and Thread columns (E_PROCESS_ID ... E_USER_SID). */
@@ -286,6 +292,10 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
         return event_json_row_no_fields(p, v, set);
     if (etl_print_json_own(p, &etl_table_events))
         return event_json_row(p, v, set);
+    if (etl_print_xml_own(p, &events_no_fields))
+        return event_xml_row_no_fields(p, v, set);
+    if (etl_print_xml_own(p, &etl_table_events))
+        return event_xml_row(p, v, set);
     return etl_print_row_set(p, v, set);
 }
 

@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "print/csvrow.h"
 #include "print/jsonrow.h"
+#include "print/xmlrow.h"
 #include "view/view.h"
 
 enum {
@@ -63,10 +64,14 @@ static const struct etl_column switch_cols[W_COUNT] = {
     [W_NEW_RUN] = { "new_run", ETL_COL_DURATION, 10, false },
 };
 
+/* The table's name: the XML element of a row. */
+#define SWITCH_ROW "switch"
+
 ETL_CSV_ROW_WRITER(switch_csv_row, switch_cols, W_COUNT)
 ETL_JSON_ROW_WRITER(switch_json_row, switch_cols, W_COUNT)
+ETL_XML_ROW_WRITER(switch_xml_row, SWITCH_ROW, switch_cols, W_COUNT)
 
-const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false,
+const struct etl_table etl_table_switches = { SWITCH_ROW, switch_cols, W_COUNT, false,
                                               switch_csv_row };
 
 static const struct etl_sized_name form_names[] = {
@@ -265,6 +270,8 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
         return switch_csv_row(p, v, set, 0);
     if (etl_print_json_own(p, &etl_table_switches))
         return switch_json_row(p, v, set);
+    if (etl_print_xml_own(p, &etl_table_switches))
+        return switch_xml_row(p, v, set);
     return etl_print_row_set(p, v, set);
 }
 

@@ -26,6 +26,7 @@
 #include "print/csvrow.h"
 #include "print/jsonrow.h"
 #include "print/printer.h"
+#include "print/xmlrow.h"
 #include "view/view.h"
 #include "unit.h"
 
@@ -1351,7 +1352,8 @@ END_TEST
 /* ---- a table's own row writers -------------------------------------------- */
 
 /* Every column type, the hand-made table's and those it lacks, some twice,
- * and two names too long for the keys the JSON printer writes in place. */
+ * and two names too long for the keys the JSON and XML printers write in
+ * place. */
 enum {
     A_U, A_I, A_H16, A_H32, A_H64, A_NAME, A_STR, A_GUID, A_TIME, A_FT, A_DUR, A_PCT,
     A_U2, A_STR2, A_I2, A_DUR2, A_TIME2, A_LONG, A_LONG_STR, A_FIELDS, NALL
@@ -1373,6 +1375,7 @@ static const struct etl_column all_cols[NALL] = {
 
 ETL_CSV_ROW_WRITER(all_csv_row, all_cols, NALL)
 ETL_JSON_ROW_WRITER(all_json_row, all_cols, NALL)
+ETL_XML_ROW_WRITER(all_xml_row, "all", all_cols, NALL)
 
 /* Rows the table's own writer wrote. */
 static size_t own_rows;
@@ -1389,7 +1392,8 @@ static const struct etl_table all_own = { "all", all_cols, NALL, false, all_csv_
 
 /* How run_all hands a row to printer p: to the printer (its loop, or for
  * CSV the table's own writer it calls itself), or as a view does, to the
- * table's own JSON writer when etl_print_json_own says so. */
+ * table's own JSON or XML writer when etl_print_json_own or
+ * etl_print_xml_own says so. */
 typedef int put_row(struct etl_printer *p, const struct etl_value *vals, uint64_t set);
 
 static int put_by_printer(struct etl_printer *p, const struct etl_value *vals, uint64_t set)
@@ -1403,6 +1407,14 @@ static int put_by_json_own(struct etl_printer *p, const struct etl_value *vals, 
         return etl_print_row_set(p, vals, set);
     own_rows++;
     return all_json_row(p, vals, set);
+}
+
+static int put_by_xml_own(struct etl_printer *p, const struct etl_value *vals, uint64_t set)
+{
+    if (!etl_print_xml_own(p, &all_loop))
+        return etl_print_row_set(p, vals, set);
+    own_rows += etl_xml_row_direct(p); /* else it hands the row to the printer */
+    return all_xml_row(p, vals, set);
 }
 
 /* A number of up to 20 digits, its size drawn first: every length occurs,
@@ -1590,6 +1602,56 @@ START_TEST(json_own_writer)
 }
 END_TEST
 
+/* The same for the table's own XML writer as a view calls it
+ * (etl_print_xml_own), which writes the rows after the first of a file or
+ * after a problem itself, into the output; the document parses. */
+START_TEST(xml_own_writer)
+{
+    setup_strings();
+    for (size_t m = 0; m < 3; m++)
+        for (unsigned opt = 0; opt < 2; opt++) {
+            struct etl_print_opts o = { .with_filename = opt != 0 };
+            size_t n1, n2;
+            own_rows = 0;
+            char *a = run_all("xml", &all_loop, all_modes[m], &o, put_by_printer, &n1);
+            ck_assert_uint_eq(own_rows, 0);
+            char *b = run_all("xml", &all_loop, all_modes[m], &o, put_by_xml_own, &n2);
+            /* All but the first row of each file and the rows after a
+             * problem outside the forks' rows. */
+            ck_assert_uint_lt(own_rows, ALL_ROWS);
+            ck_assert_uint_ge(own_rows, ALL_ROWS - 10);
+            ck_assert_uint_gt(n1, 50000);
+            size_t at = first_difference(a, n1, b, n2);
+            ck_assert_msg(n1 == n2 && at == n1,
+                          "time mode %zu, options %u: the table's own writer differs at %zu: "
+                          "%.60s / %.60s", m, opt, at, a + (at > 20 ? at - 20 : 0),
+                          b + (at > 20 ? at - 20 : 0));
+            xmlDocPtr doc = xml_parse(a, n1);
+            ck_assert_msg(doc != NULL, "time mode %zu, options %u: not well-formed", m, opt);
+            /* Each problem before the row it came before (its offset is
+             * that row's number). */
+            size_t rows = 0, files = 0, problems = 0;
+            for (xmlNodePtr f = elem(xmlDocGetRootElement(doc)->children); f;
+                 f = elem(f->next), files++)
+                for (xmlNodePtr n = elem(f->children); n; n = elem(n->next)) {
+                    if (name_is(n, "problem")) {
+                        char before[24];
+                        snprintf(before, sizeof before, "%zu", rows);
+                        assert_prop(n, "offset", before);
+                        problems++;
+                    }
+                    rows += name_is(n, "all");
+                }
+            ck_assert_uint_eq(files, 2);
+            ck_assert_uint_eq(rows, ALL_ROWS);
+            ck_assert_uint_eq(problems, 6);
+            xmlFreeDoc(doc);
+            free(a);
+            free(b);
+        }
+}
+END_TEST
+
 /* ETL_CELL_PLAIN: every printer takes a plain string's length through it
  * (measured or given) and writes what it writes without the flag; CSV's
  * loop and a table's own writer copy such a string without looking at it
@@ -1711,6 +1773,7 @@ int main(void)
     tcase_add_test(tc, rows_by_bits);
     tcase_add_test(tc, csv_own_writer);
     tcase_add_test(tc, json_own_writer);
+    tcase_add_test(tc, xml_own_writer);
     tcase_add_test(tc, plain_cells);
     suite_add_tcase(s, tc);
     int rc = unit_run(s);
