@@ -321,6 +321,15 @@ static inline bool etl_print_csv_own(const struct etl_printer *p, const struct e
     return p->ops == &etl_print_csv && p->table == t && !p->opt.with_filename;
 }
 
+/* The formats whose tables' own writers views call themselves. A view's
+ * render function is compiled once for each (etl_print_own_format says
+ * which copy a printer takes), with that format's writer alone: in one
+ * function with the three, the code around each writer was compiled with
+ * the others in view, and changed as they changed (CSwitch --events=all
+ * --no-fields as CSV 1067 instructions an event so, 1062 alone; compact
+ * CSV 1383 and 1381 a switch). */
+enum etl_own_format { ETL_OWN_NONE, ETL_OWN_CSV, ETL_OWN_JSON, ETL_OWN_XML };
+
 /* The same for the JSON printer and a table's own JSON writer
  * (ETL_JSON_ROW_WRITER, print/jsonrow.h), which writes no file column. */
 static inline bool etl_print_json_own(const struct etl_printer *p, const struct etl_table *t)
@@ -334,6 +343,16 @@ static inline bool etl_print_json_own(const struct etl_printer *p, const struct 
 static inline bool etl_print_xml_own(const struct etl_printer *p, const struct etl_table *t)
 {
     return p->ops == &etl_print_xml && p->table == t;
+}
+
+/* Returns the format of p whose tables' own writers a view may call, or
+ * ETL_OWN_NONE. */
+static inline enum etl_own_format etl_print_own_format(const struct etl_printer *p)
+{
+    return p->ops == &etl_print_csv    ? ETL_OWN_CSV
+           : p->ops == &etl_print_json ? ETL_OWN_JSON
+           : p->ops == &etl_print_xml  ? ETL_OWN_XML
+                                       : ETL_OWN_NONE;
 }
 
 #endif
