@@ -119,6 +119,23 @@ static inline size_t etl_cell_len(const struct etl_value *v)
     ETL_BYTES16(0xB0), ETL_BYTES16(0xC0), ETL_BYTES16(0xD0), ETL_BYTES16(0xE0), \
     ETL_BYTES16(0xF0)
 
+#if defined(__SSE2__)
+/* The bytes of s[0..n), 4 <= n <= 16, in one vector, for a test of every
+ * byte at once: each byte at least once (the two halves overlap when n is
+ * not 8 or 16) and none read from outside the string. */
+ETL_INLINE __m128i etl_bytes_upto16(const char *s, size_t n)
+{
+    if (n >= 8)
+        return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)s),
+                                  _mm_loadl_epi64((const __m128i *)(const void *)(s + n - 8)));
+    uint32_t a, b;
+    memcpy(&a, s, 4);
+    memcpy(&b, s + n - 4, 4);
+    __m128i x = _mm_unpacklo_epi32(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b));
+    return _mm_unpacklo_epi64(x, x);
+}
+#endif
+
 struct etl_printer;
 struct etl_file;
 

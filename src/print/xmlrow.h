@@ -53,6 +53,49 @@ int etl_xml_cell_slow(struct etl_printer *p, struct etl_out *o, const struct etl
 int etl_xml_row_fields(struct etl_printer *p, struct etl_out *o, const struct etl_fields *fl,
                        const char *elem, size_t elen);
 
+#if defined(__SSE2__)
+/* The bytes of x that do not stand for themselves in an attribute value,
+ * as 0xFF: below 0x20 as signed bytes (control characters, and every byte
+ * of a multi-byte sequence), '"' and '&' (0x22 and 0x26: 0x26 with bit 2
+ * set), '<' and '>' (0x3C and 0x3E: 0x3E with bit 1 set). */
+ETL_INLINE __m128i etl_xml_special16(__m128i x)
+{
+    __m128i q = _mm_cmpeq_epi8(_mm_or_si128(x, _mm_set1_epi8(4)), _mm_set1_epi8(0x26));
+    __m128i a = _mm_cmpeq_epi8(_mm_or_si128(x, _mm_set1_epi8(2)), _mm_set1_epi8(0x3E));
+    return _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)), _mm_or_si128(q, a));
+}
+#endif
+
+/* Returns true when every byte of s[0..n) stands for itself in an
+ * attribute value (etl_xml_plain). With SSE2 (every x86-64) sixteen bytes
+ * at a time, as etl_json_plain (compact XML 1596 instructions a switch a
+ * byte at a time, 1506 so). test_printers compares it with the table. */
+ETL_INLINE bool etl_xml_plain_str(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+#if defined(__SSE2__)
+    if (n >= 4) {
+        __m128i m;
+        if (n <= 16) {
+            m = etl_xml_special16(etl_bytes_upto16(str, n));
+        } else {
+            m = etl_xml_special16(_mm_loadu_si128((const __m128i *)(const void *)(str + n - 16)));
+            for (size_t i = 0; i + 16 < n; i += 16)
+                m = _mm_or_si128(m, etl_xml_special16(
+                                        _mm_loadu_si128((const __m128i *)(const void *)(str + i))));
+        }
+        return _mm_movemask_epi8(m) == 0;
+    }
+    /* Up to three bytes: the first, middle and last are all of them. */
+    return n == 0 || (etl_xml_plain[s[0]] && etl_xml_plain[s[n / 2]] && etl_xml_plain[s[n - 1]]);
+#else
+    for (size_t j = 0; j < n; j++)
+        if (!etl_xml_plain[s[j]])
+            return false;
+    return true;
+#endif
+}
+
 /* Writes the value of cell v of column c (not the fields) at q, which has
  * room for ETL_XML_CELL_MAX - ETL_XML_KEY_SLOT bytes: a number, hex value,
  * GUID or time as formatted (none needs an escape), a string of at most
@@ -63,14 +106,9 @@ ETL_INLINE char *etl_xml_value(struct etl_printer *p, const struct etl_column *c
                                const struct etl_value *v, char *q)
 {
     if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
-        const unsigned char *s = (const unsigned char *)v->v.str;
         size_t n = etl_cell_len(v);
-        if (n > ETL_XML_PLAIN_MAX)
+        if (n > ETL_XML_PLAIN_MAX || (!(v->len & ETL_CELL_PLAIN) && !etl_xml_plain_str(v->v.str, n)))
             return NULL;
-        if (!(v->len & ETL_CELL_PLAIN))
-            for (size_t j = 0; j < n; j++)
-                if (!etl_xml_plain[s[j]])
-                    return NULL;
         etl_copy_small(q, v->v.str, n);
         return q + n;
     }

@@ -1652,6 +1652,36 @@ START_TEST(xml_own_writer)
 }
 END_TEST
 
+/* The scans for bytes to escape (etl_json_plain, etl_xml_plain_str) say
+ * what the printers' tables say, of strings of every length up to past
+ * the longest written in place with one byte of every value at every
+ * place, each string alone in a block of its length (a read past it is
+ * one the sanitizers see). */
+START_TEST(plain_scans)
+{
+    for (size_t n = 0; n <= 80; n++) {
+        char *s = malloc(n ? n : 1);
+        ck_assert_ptr_nonnull(s);
+        memset(s, 'a', n);
+        ck_assert(etl_json_plain(s, n));
+        ck_assert(etl_xml_plain_str(s, n));
+        for (size_t at = 0; at < n; at++) {
+            for (unsigned b = 0; b < 256; b++) {
+                s[at] = (char)b;
+                /* Not ck_assert: each one tells the parent process where
+                 * the test is, a write to a pipe. */
+                if (etl_json_plain(s, n) != !etl_json_special[b])
+                    ck_abort_msg("JSON: byte 0x%02x at %zu of %zu", b, at, n);
+                if (etl_xml_plain_str(s, n) != (etl_xml_plain[b] != 0))
+                    ck_abort_msg("XML: byte 0x%02x at %zu of %zu", b, at, n);
+            }
+            s[at] = 'a';
+        }
+        free(s);
+    }
+}
+END_TEST
+
 /* ETL_CELL_PLAIN: every printer takes a plain string's length through it
  * (measured or given) and writes what it writes without the flag; CSV's
  * loop and a table's own writer copy such a string without looking at it
@@ -1775,6 +1805,7 @@ int main(void)
     tcase_add_test(tc, json_own_writer);
     tcase_add_test(tc, xml_own_writer);
     tcase_add_test(tc, plain_cells);
+    tcase_add_test(tc, plain_scans);
     suite_add_tcase(s, tc);
     int rc = unit_run(s);
     etl_fields_free(&hfl);
