@@ -1484,7 +1484,7 @@ static char *run_all(const char *format, const struct etl_table *t, enum etl_tim
         v[A_DUR2].v.i = r % 11 ? (int64_t)(unit_rand(&seed) % 100000000000ull) : INT64_MAX;
         v[A_TIME2].v.i = 16000 + (int64_t)r * 997;
         v[A_LONG].v.u = some_number(&seed);
-        v[A_LONG_STR].v.str = hostile[(r + 3) % NHOSTILE];
+        v[A_LONG_STR].v.str = hostile[(r + 3) % NFIXED];
         v[A_FIELDS].v.p = hostile_fields();
         uint64_t bits = unit_rand(&seed) & (((uint64_t)1 << NALL) - 1);
         if (r % 5)
