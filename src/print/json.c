@@ -1,13 +1,14 @@
 /*
  * json.c - JSON Lines: one object per row, keys equal to the CSV column
- * names, numbers as numbers, strings escaped (json_string alone does this).
+ * names, numbers as numbers, strings escaped (etl_json_string alone does
+ * this; jsonrow.h writes the cells).
  * Cells a record does not carry are left out of its object. A value has the
  * same JSON type whatever the options: times shown per --time (`time`,
  * `first`, `last`, ...) are always strings (a relative time, a tick count or
  * an ISO 8601 date), raw `timestamp`s and durations always numbers, hex
  * values and GUIDs always strings.
  */
-#include "print/printer.h"
+#include "print/jsonrow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +16,8 @@
 #include "fields.h"
 #include "fmt.h"
 
-/* Writes s as a JSON string: quotes, backslashes and control characters
- * escaped; bytes that are not UTF-8 replaced by U+FFFD itself (as in every
- * format, not by an escape). */
-static void json_string(struct etl_out *o, const char *str)
+/* A string the careful way (jsonrow.h). */
+void etl_json_string(struct etl_out *o, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     etl_out_putc(o, '"');
@@ -65,17 +64,12 @@ static void json_string(struct etl_out *o, const char *str)
     etl_out_putc(o, '"');
 }
 
-/* Bytes of a string that json_string must see: quotes, backslashes,
- * control characters and every byte of a multi-byte sequence (checked
- * there); 0 ends the string. */
-static const bool json_special[256] = {
+/* Bytes that send a string to etl_json_string (jsonrow.h). */
+const bool etl_json_special[256] = {
     ETL_BYTES16(0x00), ETL_BYTES16(0x10), ['"'] = true, ['\\'] = true, ETL_BYTES_UTF8,
 };
 
-/* The longest string value written without json_string, and the room a
- * key and its value take at most on that path. */
-#define PLAIN_MAX 64
-#define KEY_MAX 32
+#define KEY_MAX ETL_JSON_KEY_MAX
 
 /* The keys of the columns of the table being written, each as `,"name":`
  * in a slot, of which KEY_MAX bytes are copied whole from the comma or past
@@ -139,110 +133,67 @@ static void json_destroy(struct etl_printer *p)
     p->priv = NULL;
 }
 
-/* Formats a cell of another type (hex values, GUIDs, times) into buf and
- * returns its length; *quoted says whether it is written as a JSON string:
- * whatever etl_format_scalar does not call a number, and times whatever
- * --time says. */
-static size_t json_scalar(struct etl_printer *p, const struct etl_column *c,
-                          const struct etl_value *v, char *buf, bool *quoted)
-{
-    bool num;
-    size_t n = etl_format_scalar(p, c, v, buf, &num);
-    *quoted = !num || c->type == ETL_COL_TIME;
-    return n;
-}
-
-/* Writes one cell as `"name":value` (after a comma unless first), its key
- * from key; the usual cells (numbers, short strings that need no escape)
- * go straight into one reservation, the others through json_string and
- * the fields' writer. */
-static void json_cell(struct etl_printer *p, const struct etl_column *c,
-                      const struct json_key *key, const struct etl_value *v, bool first)
+/* A value the careful way (jsonrow.h): whatever etl_format_scalar does not
+ * call a number is a JSON string, and so are times whatever --time says. */
+void etl_json_value_slow(struct etl_printer *p, enum etl_col_type ty,
+                         const struct etl_value *v)
 {
     struct etl_out *o = p->out;
-    char *d = key->len ? etl_out_space(o, KEY_MAX + PLAIN_MAX + 8) : NULL;
-    if (d) {
-        /* KEY_MAX bytes of the slot, from its comma or past it: the value
-         * overwrites what follows the key. */
-        memcpy(d, key->s + first, KEY_MAX);
-        size_t k = key->len - first;
-        switch (c->type) {
-        case ETL_COL_UINT:
-            etl_out_advance(o, k + etl_fmt_u64_memo(v->v.u, d + k, &p->memo_int));
-            return;
-        case ETL_COL_INT:
-            etl_out_advance(o, k + etl_fmt_i64_memo(v->v.i, d + k, &p->memo_int));
-            return;
-        case ETL_COL_DURATION:
-            /* Nine decimals: this printer keeps the default time_decimals. */
-            etl_out_advance(o, k + etl_fmt_seconds9(v->v.i, d + k));
-            return;
-        case ETL_COL_STR:
-        case ETL_COL_NAME: {
-            const unsigned char *s = (const unsigned char *)v->v.str;
-            size_t n = etl_cell_len(v), j = 0;
-            if (n > PLAIN_MAX)
-                break; /* json_string writes it */
-            while (j < n && !json_special[s[j]])
-                j++;
-            if (j < n)
-                break;
-            d[k++] = '"';
-            etl_copy_small(d + k, v->v.str, n);
-            k += n;
-            d[k++] = '"';
-            etl_out_advance(o, k);
-            return;
-        }
-        case ETL_COL_FIELDS:
-            break;
-        case ETL_COL_TIME:
-            if (p->time_mode == ETL_TIME_REL) { /* a string, nine decimals */
-                d[k] = '"';
-                k += 1 + etl_fmt_seconds9_memo(etl_clock_ns(&p->clock, v->v.i), d + k + 1,
-                                               &p->memo_secs);
-                d[k++] = '"';
-                etl_out_advance(o, k);
-                return;
-            }
-            /* fall through */
-        default: {
-            bool quoted;
-            size_t n = json_scalar(p, c, v, d + k + 1, &quoted);
-            if (!quoted) {
-                memmove(d + k, d + k + 1, n);
-                k += n;
-            } else {
-                d[k] = '"';
-                k += n + 1;
-                d[k++] = '"';
-            }
-            etl_out_advance(o, k);
-            return;
-        }
-        }
-        etl_out_advance(o, k); /* the key: the value follows */
-    } else {
-        if (!first)
-            etl_out_putc(o, ',');
-        etl_out_putc(o, '"');
-        etl_out_puts(o, c->name);
-        etl_out_write(o, "\":", 2);
-    }
-    if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
-        json_string(o, v->v.str);
-    } else if (c->type == ETL_COL_FIELDS) {
+    if (ty == ETL_COL_STR || ty == ETL_COL_NAME) {
+        etl_json_string(o, v->v.str);
+    } else if (ty == ETL_COL_FIELDS) {
         etl_fields_json(v->v.p, o);
     } else {
         char buf[64];
-        bool quoted;
-        size_t n = json_scalar(p, c, v, buf, &quoted);
+        bool num;
+        struct etl_column c = { NULL, ty, 0, false };
+        size_t n = etl_format_scalar(p, &c, v, buf, &num);
+        bool quoted = !num || ty == ETL_COL_TIME;
         if (quoted)
             etl_out_putc(o, '"');
         etl_out_write(o, buf, n);
         if (quoted)
             etl_out_putc(o, '"');
     }
+}
+
+/* A cell the careful way, its key too (jsonrow.h). */
+void etl_json_cell_slow(struct etl_printer *p, const char *name, enum etl_col_type ty,
+                        const struct etl_value *v, char sep)
+{
+    struct etl_out *o = p->out;
+    if (sep)
+        etl_out_putc(o, sep);
+    etl_out_putc(o, '"');
+    etl_out_puts(o, name);
+    etl_out_write(o, "\":", 2);
+    etl_json_value_slow(p, ty, v);
+}
+
+/* Writes one cell as `"name":value` (after a comma unless first), its key
+ * from key; the usual cells (numbers, short strings that need no escape)
+ * go straight into one reservation (etl_json_value), the others through
+ * etl_json_string and the fields' writer. */
+static void json_cell(struct etl_printer *p, const struct etl_column *c,
+                      const struct json_key *key, const struct etl_value *v, bool first)
+{
+    struct etl_out *o = p->out;
+    char *d = key->len ? etl_out_space(o, ETL_JSON_CELL_MAX) : NULL;
+    if (!d) {
+        etl_json_cell_slow(p, c->name, c->type, v, first ? 0 : ',');
+        return;
+    }
+    /* KEY_MAX bytes of the slot, from its comma or past it: the value
+     * overwrites what follows the key. */
+    memcpy(d, key->s + first, KEY_MAX);
+    size_t k = key->len - first;
+    char *e = etl_json_value(p, c->type, v, d + k);
+    if (e) {
+        etl_out_advance(o, (size_t)(e - d));
+        return;
+    }
+    etl_out_advance(o, k); /* the key: the value follows */
+    etl_json_value_slow(p, c->type, v);
 }
 
 static int json_row_set(struct etl_printer *p, const struct etl_value *vals, const uint64_t *set)
@@ -255,7 +206,7 @@ static int json_row_set(struct etl_printer *p, const struct etl_value *vals, con
     etl_out_putc(p->out, '{');
     if (etl_print_file_column(p, t) && p->file) {
         etl_out_puts(p->out, "\"file\":");
-        json_string(p->out, p->file);
+        etl_json_string(p->out, p->file);
         first = false;
     }
     /* From each carried cell to the next. */

@@ -119,6 +119,23 @@ static inline size_t etl_cell_len(const struct etl_value *v)
     ETL_BYTES16(0xB0), ETL_BYTES16(0xC0), ETL_BYTES16(0xD0), ETL_BYTES16(0xE0), \
     ETL_BYTES16(0xF0)
 
+#if defined(__SSE2__)
+/* The bytes of s[0..n), 4 <= n <= 16, in one vector, for a test of every
+ * byte at once: each byte at least once (the two halves overlap when n is
+ * not 8 or 16) and none read from outside the string. */
+ETL_INLINE __m128i etl_bytes_upto16(const char *s, size_t n)
+{
+    if (n >= 8)
+        return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)s),
+                                  _mm_loadl_epi64((const __m128i *)(const void *)(s + n - 8)));
+    uint32_t a, b;
+    memcpy(&a, s, 4);
+    memcpy(&b, s + n - 4, 4);
+    __m128i x = _mm_unpacklo_epi32(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b));
+    return _mm_unpacklo_epi64(x, x);
+}
+#endif
+
 struct etl_printer;
 struct etl_file;
 
@@ -319,6 +336,40 @@ extern const struct etl_printer_ops etl_export_perfetto, etl_export_svg;
 static inline bool etl_print_csv_own(const struct etl_printer *p, const struct etl_table *t)
 {
     return p->ops == &etl_print_csv && p->table == t && !p->opt.with_filename;
+}
+
+/* The formats whose tables' own writers views call themselves. A view's
+ * render function is compiled once for each (etl_print_own_format says
+ * which copy a printer takes), with that format's writer alone: in one
+ * function with the three, the code around each writer was compiled with
+ * the others in view, and changed as they changed (CSwitch --events=all
+ * --no-fields as CSV 1067 instructions an event so, 1062 alone; compact
+ * CSV 1383 and 1381 a switch). */
+enum etl_own_format { ETL_OWN_NONE, ETL_OWN_CSV, ETL_OWN_JSON, ETL_OWN_XML };
+
+/* The same for the JSON printer and a table's own JSON writer
+ * (ETL_JSON_ROW_WRITER, print/jsonrow.h), which writes no file column. */
+static inline bool etl_print_json_own(const struct etl_printer *p, const struct etl_table *t)
+{
+    return p->ops == &etl_print_json && p->table == t && !p->opt.with_filename;
+}
+
+/* The same for the XML printer and a table's own XML writer
+ * (ETL_XML_ROW_WRITER, print/xmlrow.h): XML has no file column (the rows
+ * are inside their file's element). */
+static inline bool etl_print_xml_own(const struct etl_printer *p, const struct etl_table *t)
+{
+    return p->ops == &etl_print_xml && p->table == t;
+}
+
+/* Returns the format of p whose tables' own writers a view may call, or
+ * ETL_OWN_NONE. */
+static inline enum etl_own_format etl_print_own_format(const struct etl_printer *p)
+{
+    return p->ops == &etl_print_csv    ? ETL_OWN_CSV
+           : p->ops == &etl_print_json ? ETL_OWN_JSON
+           : p->ops == &etl_print_xml  ? ETL_OWN_XML
+                                       : ETL_OWN_NONE;
 }
 
 #endif

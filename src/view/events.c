@@ -13,6 +13,8 @@
 #include "decode/process.h"
 #include "pipeline.h"
 #include "print/csvrow.h"
+#include "print/jsonrow.h"
+#include "print/xmlrow.h"
 #include "view/view.h"
 
 enum {
@@ -51,10 +53,17 @@ static const struct etl_column event_cols[E_COUNT] = {
 
 ETL_CSV_ROW_WRITER(event_csv_row, event_cols, E_COUNT)
 ETL_CSV_ROW_WRITER(event_csv_row_no_fields, event_cols, E_FIELDS)
+ETL_JSON_ROW_WRITER(event_json_row, event_cols, E_COUNT)
+ETL_JSON_ROW_WRITER(event_json_row_no_fields, event_cols, E_FIELDS)
+/* The table's name: the XML element of a row. */
+#define EVENT_ROW "event"
+ETL_XML_ROW_WRITER(event_xml_row, EVENT_ROW, event_cols, E_COUNT)
+ETL_XML_ROW_WRITER(event_xml_row_no_fields, EVENT_ROW, event_cols, E_FIELDS)
 
-const struct etl_table etl_table_events = { "event", event_cols, E_COUNT, false, event_csv_row };
+const struct etl_table etl_table_events = { EVENT_ROW, event_cols, E_COUNT, false,
+                                            event_csv_row };
 /* --no-fields: the same rows without their last column. */
-static const struct etl_table events_no_fields = { "event", event_cols, E_FIELDS, false,
+static const struct etl_table events_no_fields = { EVENT_ROW, event_cols, E_FIELDS, false,
                                                    event_csv_row_no_fields };
 
 /* The cells of the Process and Thread columns (E_PROCESS_ID ... E_USER_SID). */
@@ -220,9 +229,11 @@ static uint64_t header_columns(uint32_t flags)
 }
 
 /* Prints the row of one event: its payload decoded here, any damage in it
- * reported through the pipeline (on any of its threads). */
-static int render_event(struct etl_printer *p, const void *item, void *vctx,
-                        struct etl_pipe_job *job)
+ * reported through the pipeline (on any of its threads); through the
+ * table's own writer of format `as` (a constant: render_event_csv and the
+ * others) when the view may call it. */
+ETL_INLINE int render_event_as(struct etl_printer *p, const void *item, void *vctx,
+                               struct etl_pipe_job *job, enum etl_own_format as)
 {
     const struct ev_item *it = item;
     const struct events_ctx *x = vctx;
@@ -275,12 +286,50 @@ static int render_event(struct etl_printer *p, const void *item, void *vctx,
     v[E_TIME].v.i = ev->ts;
     v[E_BUFFER_OFFSET].v.u = ev->buffer_offset;
     v[E_EVENT_OFFSET].v.u = ev->event_offset;
-    if (etl_print_csv_own(p, &events_no_fields))
+    if (as == ETL_OWN_CSV && etl_print_csv_own(p, &events_no_fields))
         return event_csv_row_no_fields(p, v, set, 0);
-    if (etl_print_csv_own(p, &etl_table_events))
+    if (as == ETL_OWN_CSV && etl_print_csv_own(p, &etl_table_events))
         return event_csv_row(p, v, set, 0);
+    if (as == ETL_OWN_JSON && etl_print_json_own(p, &events_no_fields))
+        return event_json_row_no_fields(p, v, set);
+    if (as == ETL_OWN_JSON && etl_print_json_own(p, &etl_table_events))
+        return event_json_row(p, v, set);
+    if (as == ETL_OWN_XML && etl_print_xml_own(p, &events_no_fields))
+        return event_xml_row_no_fields(p, v, set);
+    if (as == ETL_OWN_XML && etl_print_xml_own(p, &etl_table_events))
+        return event_xml_row(p, v, set);
     return etl_print_row_set(p, v, set);
 }
+
+/* render_event_as for each format (printer.h: etl_own_format). */
+static int render_event(struct etl_printer *p, const void *item, void *vctx,
+                        struct etl_pipe_job *job)
+{
+    return render_event_as(p, item, vctx, job, ETL_OWN_NONE);
+}
+
+static int render_event_csv(struct etl_printer *p, const void *item, void *vctx,
+                            struct etl_pipe_job *job)
+{
+    return render_event_as(p, item, vctx, job, ETL_OWN_CSV);
+}
+
+static int render_event_json(struct etl_printer *p, const void *item, void *vctx,
+                             struct etl_pipe_job *job)
+{
+    return render_event_as(p, item, vctx, job, ETL_OWN_JSON);
+}
+
+static int render_event_xml(struct etl_printer *p, const void *item, void *vctx,
+                            struct etl_pipe_job *job)
+{
+    return render_event_as(p, item, vctx, job, ETL_OWN_XML);
+}
+
+static const etl_pipe_fn render_event_for[] = {
+    [ETL_OWN_NONE] = render_event, [ETL_OWN_CSV] = render_event_csv,
+    [ETL_OWN_JSON] = render_event_json, [ETL_OWN_XML] = render_event_xml,
+};
 
 /* Takes one event: decodes its Process/Thread record (reporting damage
  * whether the row is shown or not), applies the filters and hands the row
@@ -366,8 +415,9 @@ static int print_events(struct events_ctx *x, struct etl_streams *s)
     x->threads = x->o->strict ? 1 : etl_pipe_threads(x->o->threads,
                                                      etl_file_totals(x->f)->bytes);
     if (!decoders_new(x) ||
-        !(x->pp = etl_pipe_new(x->p, x->f, sizeof(struct ev_item), render_event, x,
-                               sizeof *x, x->threads))) {
+        !(x->pp = etl_pipe_new(x->p, x->f, sizeof(struct ev_item),
+                               render_event_for[etl_print_own_format(x->p)], x, sizeof *x,
+                               x->threads))) {
         etl_file_nomem(x->f);
         return 0;
     }

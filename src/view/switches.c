@@ -13,6 +13,8 @@
 #include "view/groupmask.h"
 #include "pipeline.h"
 #include "print/csvrow.h"
+#include "print/jsonrow.h"
+#include "print/xmlrow.h"
 #include "view/view.h"
 
 enum {
@@ -62,9 +64,14 @@ static const struct etl_column switch_cols[W_COUNT] = {
     [W_NEW_RUN] = { "new_run", ETL_COL_DURATION, 10, false },
 };
 
-ETL_CSV_ROW_WRITER(switch_csv_row, switch_cols, W_COUNT)
+/* The table's name: the XML element of a row. */
+#define SWITCH_ROW "switch"
 
-const struct etl_table etl_table_switches = { "switch", switch_cols, W_COUNT, false,
+ETL_CSV_ROW_WRITER(switch_csv_row, switch_cols, W_COUNT)
+ETL_JSON_ROW_WRITER(switch_json_row, switch_cols, W_COUNT)
+ETL_XML_ROW_WRITER(switch_xml_row, SWITCH_ROW, switch_cols, W_COUNT)
+
+const struct etl_table etl_table_switches = { SWITCH_ROW, switch_cols, W_COUNT, false,
                                               switch_csv_row };
 
 static const struct etl_sized_name form_names[] = {
@@ -161,11 +168,12 @@ static void put_name(struct etl_value *c, const struct etl_sized_name *name, uns
 
 /* Prints the row of one switch, if it passes the filters (pipeline.h: on
  * any of the pipeline's threads). Every cell is filled and the cells the
- * switch carries are given as bits (etl_print_row_set). */
-static int render_switch(struct etl_printer *p, const void *item, void *vctx,
-                         struct etl_pipe_job *job)
+ * switch carries are given as bits (etl_print_row_set), to the table's own
+ * writer of format `as` (a constant: render_switch_csv and the others) when
+ * the view may call it. */
+ETL_INLINE int render_switch_as(struct etl_printer *p, const void *item, void *vctx,
+                                enum etl_own_format as)
 {
-    (void)job;
     const struct sw_item *x = item;
     const struct sw_ctx *cx = vctx;
     const struct etl_switch *sw = &x->it.u.sw;
@@ -259,10 +267,48 @@ static int render_switch(struct etl_printer *p, const void *item, void *vctx,
         set |= ETL_SET_BIT(W_NEW_RUN);
         v[W_NEW_RUN].v.i = sub_sat(etl_clock_ns(clk, x->it.next_ts), ns);
     }
-    if (etl_print_csv_own(p, &etl_table_switches))
+    if (as == ETL_OWN_CSV && etl_print_csv_own(p, &etl_table_switches))
         return switch_csv_row(p, v, set, 0);
+    if (as == ETL_OWN_JSON && etl_print_json_own(p, &etl_table_switches))
+        return switch_json_row(p, v, set);
+    if (as == ETL_OWN_XML && etl_print_xml_own(p, &etl_table_switches))
+        return switch_xml_row(p, v, set);
     return etl_print_row_set(p, v, set);
 }
+
+/* render_switch_as for each format (printer.h: etl_own_format). */
+static int render_switch(struct etl_printer *p, const void *item, void *vctx,
+                         struct etl_pipe_job *job)
+{
+    (void)job;
+    return render_switch_as(p, item, vctx, ETL_OWN_NONE);
+}
+
+static int render_switch_csv(struct etl_printer *p, const void *item, void *vctx,
+                             struct etl_pipe_job *job)
+{
+    (void)job;
+    return render_switch_as(p, item, vctx, ETL_OWN_CSV);
+}
+
+static int render_switch_json(struct etl_printer *p, const void *item, void *vctx,
+                              struct etl_pipe_job *job)
+{
+    (void)job;
+    return render_switch_as(p, item, vctx, ETL_OWN_JSON);
+}
+
+static int render_switch_xml(struct etl_printer *p, const void *item, void *vctx,
+                             struct etl_pipe_job *job)
+{
+    (void)job;
+    return render_switch_as(p, item, vctx, ETL_OWN_XML);
+}
+
+static const etl_pipe_fn render_switch_for[] = {
+    [ETL_OWN_NONE] = render_switch, [ETL_OWN_CSV] = render_switch_csv,
+    [ETL_OWN_JSON] = render_switch_json, [ETL_OWN_XML] = render_switch_xml,
+};
 
 /* What the view's own thread keeps. */
 struct sw_pass {
@@ -315,7 +361,8 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                          etl_filter_any(o->filter) ? o->filter : NULL };
     int rc = etl_print_begin_table(p, &etl_table_switches);
     unsigned threads = etl_pipe_threads(o->threads, etl_file_totals(f)->bytes);
-    struct etl_pipe *pp = rc == 0 ? etl_pipe_new(p, f, sizeof(struct sw_item), render_switch,
+    struct etl_pipe *pp = rc == 0 ? etl_pipe_new(p, f, sizeof(struct sw_item),
+                                                 render_switch_for[etl_print_own_format(p)],
                                                  &cx, sizeof cx, threads)
                                   : NULL;
     struct sw_item *x;

@@ -24,7 +24,9 @@
 #include "fields.h"
 #include "fmt.h"
 #include "print/csvrow.h"
+#include "print/jsonrow.h"
 #include "print/printer.h"
+#include "print/xmlrow.h"
 #include "view/view.h"
 #include "unit.h"
 
@@ -437,7 +439,7 @@ struct jpair {
 };
 
 struct jobj {
-    struct jpair p[NCOLS + 4];
+    struct jpair p[32]; /* more than any test table's columns */
     size_t n;
 };
 
@@ -1347,12 +1349,14 @@ START_TEST(rows_by_bits)
 }
 END_TEST
 
-/* ---- a table's own CSV writer --------------------------------------------- */
+/* ---- a table's own row writers -------------------------------------------- */
 
-/* Every column type, the hand-made table's and those it lacks, some twice. */
+/* Every column type, the hand-made table's and those it lacks, some twice,
+ * and two names too long for the keys the JSON and XML printers write in
+ * place. */
 enum {
     A_U, A_I, A_H16, A_H32, A_H64, A_NAME, A_STR, A_GUID, A_TIME, A_FT, A_DUR, A_PCT,
-    A_U2, A_STR2, A_I2, A_DUR2, A_TIME2, A_FIELDS, NALL
+    A_U2, A_STR2, A_I2, A_DUR2, A_TIME2, A_LONG, A_LONG_STR, A_FIELDS, NALL
 };
 static const struct etl_column all_cols[NALL] = {
     [A_U] = { "u", ETL_COL_UINT, 0, false },      [A_I] = { "i", ETL_COL_INT, 0, false },
@@ -1364,10 +1368,14 @@ static const struct etl_column all_cols[NALL] = {
     [A_U2] = { "u2", ETL_COL_UINT, 0, false },    [A_STR2] = { "str2", ETL_COL_STR, 0, false },
     [A_I2] = { "i2", ETL_COL_INT, 0, false },     [A_DUR2] = { "dur2", ETL_COL_DURATION, 0, false },
     [A_TIME2] = { "time2", ETL_COL_TIME, 0, false },
+    [A_LONG] = { "a_number_whose_name_is_longer_than_a_key", ETL_COL_UINT, 0, false },
+    [A_LONG_STR] = { "a_string_whose_name_is_longer_than_a_key", ETL_COL_STR, 0, false },
     [A_FIELDS] = { "fields", ETL_COL_FIELDS, 0, false },
 };
 
 ETL_CSV_ROW_WRITER(all_csv_row, all_cols, NALL)
+ETL_JSON_ROW_WRITER(all_json_row, all_cols, NALL)
+ETL_XML_ROW_WRITER(all_xml_row, "all", all_cols, NALL)
 
 /* Rows the table's own writer wrote. */
 static size_t own_rows;
@@ -1381,6 +1389,33 @@ static int all_csv_row_counted(struct etl_printer *p, const struct etl_value *va
 
 static const struct etl_table all_loop = { "all", all_cols, NALL, false, NULL };
 static const struct etl_table all_own = { "all", all_cols, NALL, false, all_csv_row_counted };
+
+/* How run_all hands a row to printer p: to the printer (its loop, or for
+ * CSV the table's own writer it calls itself), or as a view does, to the
+ * table's own JSON or XML writer when etl_print_json_own or
+ * etl_print_xml_own says so. */
+typedef int put_row(struct etl_printer *p, const struct etl_value *vals, uint64_t set);
+
+static int put_by_printer(struct etl_printer *p, const struct etl_value *vals, uint64_t set)
+{
+    return etl_print_row_set(p, vals, set);
+}
+
+static int put_by_json_own(struct etl_printer *p, const struct etl_value *vals, uint64_t set)
+{
+    if (!etl_print_json_own(p, &all_loop))
+        return etl_print_row_set(p, vals, set);
+    own_rows++;
+    return all_json_row(p, vals, set);
+}
+
+static int put_by_xml_own(struct etl_printer *p, const struct etl_value *vals, uint64_t set)
+{
+    if (!etl_print_xml_own(p, &all_loop))
+        return etl_print_row_set(p, vals, set);
+    own_rows += etl_xml_row_direct(p); /* else it hands the row to the printer */
+    return all_xml_row(p, vals, set);
+}
 
 /* A number of up to 20 digits, its size drawn first: every length occurs,
  * and runs of rows share leading digits (the printer's memo of them). */
@@ -1397,26 +1432,37 @@ static uint64_t some_number(uint64_t *seed)
     return r >> 40 & 1 ? 135905556979ull + (v & 0xFFFF) : v;
 }
 
-/* Rows of run_all. */
+/* Rows of run_all; those from FORK_FROM to FORK_TO are written by forks
+ * of the printer, as the pipeline's threads write them, and a second file
+ * starts at SECOND_FILE. */
 #define ALL_ROWS 250
+#define FORK_FROM 60
+#define FORK_TO 110
+#define SECOND_FILE 170
 
-/* ALL_ROWS rows of every column type through table t: cells and values
- * from the seed, hostile strings among them, with the given options and
- * time mode (the fields, long, in every fifth row). */
-static char *run_all(const struct etl_table *t, enum etl_time_mode mode,
-                     const struct etl_print_opts *o, size_t *len)
+/* Rows in a fork's output before the printer writes them. */
+#define FORK_BATCH 7
+
+/* ALL_ROWS rows of every column type through table t, printed in format
+ * by put: cells and values from the seed, hostile strings among them, with
+ * the given options and time mode (the fields, long, in every fifth row),
+ * a problem now and then, some rows formatted by forks, two files. */
+static char *run_all(const char *format, const struct etl_table *t, enum etl_time_mode mode,
+                     const struct etl_print_opts *o, put_row *put, size_t *len)
 {
     struct capture c;
-    struct etl_printer *p = cap_open(&c, "csv", mode);
+    struct etl_printer *p = cap_open(&c, format, mode);
     etl_printer_set_options(p, o);
     start_table(p, t);
+    struct etl_out mem;
+    struct etl_printer *fork = NULL;
     uint64_t seed = 777;
     for (size_t r = 0; r < ALL_ROWS; r++) {
         struct etl_value v[NALL];
         memset(v, 0, sizeof v);
         v[A_U].v.u = some_number(&seed);
         v[A_I].v.i = (int64_t)some_number(&seed) * (r & 1 ? -1 : 1);
-        v[A_H16].v.u = unit_rand(&seed) & 0xFFFF;
+        v[A_H16].v.u = unit_rand(&seed) & (r % 13 ? 0xFFFF : 0xFFFFF);
         v[A_H32].v.u = unit_rand(&seed) & 0xFFFFFFFF;
         v[A_H64].v.u = unit_rand(&seed);
         v[A_NAME].v.str = r % 3 ? "Running" : "WaitingForProcessInSwap";
@@ -1429,24 +1475,53 @@ static char *run_all(const struct etl_table *t, enum etl_time_mode mode,
         v[A_TIME].v.i = (int64_t)some_number(&seed) - (r % 7 == 0 ? INT64_MAX / 2 : 0);
         v[A_FT].v.i = 132949636352722435LL + (int64_t)(unit_rand(&seed) >> 8);
         v[A_DUR].v.i = (int64_t)some_number(&seed) * (r % 5 == 0 ? -1 : 1);
-        v[A_PCT].v.i = (int64_t)(unit_rand(&seed) % 20001);
+        v[A_PCT].v.i = (int64_t)(unit_rand(&seed) % 20001) * (r % 6 == 0 ? -1 : 1);
         v[A_U2].v.u = some_number(&seed);
+        /* A plain string said to be plain, its length given or not. */
         v[A_STR2].v.str = r % 4 ? "plain" : hostile[(r + 1) % NFIXED];
+        v[A_STR2].len = r % 4 ? (r % 3 ? ETL_CELL_PLAIN : ETL_CELL_PLAIN | 5) : 0;
         v[A_I2].v.i = r % 9 ? -1 : INT64_MIN;
         v[A_DUR2].v.i = r % 11 ? (int64_t)(unit_rand(&seed) % 100000000000ull) : INT64_MAX;
         v[A_TIME2].v.i = 16000 + (int64_t)r * 997;
+        v[A_LONG].v.u = some_number(&seed);
+        v[A_LONG_STR].v.str = hostile[(r + 3) % NFIXED];
         v[A_FIELDS].v.p = hostile_fields();
         uint64_t bits = unit_rand(&seed) & (((uint64_t)1 << NALL) - 1);
         if (r % 5)
             bits &= ~((uint64_t)1 << A_FIELDS);
         if (r % 50 == 0)
             bits = r % 100 ? (((uint64_t)1 << NALL) - 1) : 0;
-        ck_assert_int_eq(etl_print_row_set(p, v, bits), 0);
+        if (r == SECOND_FILE) {
+            ck_assert_int_eq(etl_print_end_table(p), 0);
+            ck_assert_int_eq(etl_print_end_file(p), 0);
+            ck_assert_int_eq(etl_print_begin_file(p, "second.etl"), 0);
+            ck_assert_int_eq(etl_print_begin_table(p, t), 0);
+        }
+        if (r % 37 == 5 && !fork)
+            ck_assert_int_eq(etl_print_problem(p, r, bad_msg), 0);
+        if (r == FORK_FROM) {
+            ck_assert(etl_out_init_mem(&mem, 64));
+            fork = etl_printer_fork(p, &mem);
+            ck_assert_ptr_nonnull(fork);
+        }
+        ck_assert_int_eq(put(fork ? fork : p, v, bits), 0);
+        if (fork && (r % FORK_BATCH == 0 || r == FORK_TO)) {
+            ck_assert_int_eq(mem.err, 0);
+            ck_assert_int_eq(etl_print_raw(p, mem.buf, mem.len), 0);
+            etl_out_reset(&mem);
+        }
+        if (r == FORK_TO) {
+            etl_printer_free(fork);
+            etl_out_fini(&mem);
+            fork = NULL;
+        }
     }
     ck_assert_int_eq(etl_print_end_table(p), 0);
     ck_assert_int_eq(etl_print_end_file(p), 0);
     return cap_close(&c, len);
 }
+
+static const enum etl_time_mode all_modes[] = { ETL_TIME_REL, ETL_TIME_RAW, ETL_TIME_ABS };
 
 /* A table's own writer (ETL_CSV_ROW_WRITER) writes the bytes the printer's
  * loop writes, for every column type, time mode and layout option, and is
@@ -1454,15 +1529,14 @@ static char *run_all(const struct etl_table *t, enum etl_time_mode mode,
 START_TEST(csv_own_writer)
 {
     setup_strings();
-    static const enum etl_time_mode modes[] = { ETL_TIME_REL, ETL_TIME_RAW, ETL_TIME_ABS };
     for (size_t m = 0; m < 3; m++)
         for (unsigned opt = 0; opt < 4; opt++) {
             struct etl_print_opts o = { .crlf = opt & 1, .with_filename = (opt & 2) != 0 };
             size_t n1, n2;
             own_rows = 0;
-            char *a = run_all(&all_loop, modes[m], &o, &n1);
+            char *a = run_all("csv", &all_loop, all_modes[m], &o, put_by_printer, &n1);
             ck_assert_uint_eq(own_rows, 0);
-            char *b = run_all(&all_own, modes[m], &o, &n2);
+            char *b = run_all("csv", &all_own, all_modes[m], &o, put_by_printer, &n2);
             ck_assert_uint_eq(own_rows, ALL_ROWS);
             ck_assert_uint_gt(n1, 50000);
             ck_assert_msg(n1 == n2 && memcmp(a, b, n1) == 0,
@@ -1475,6 +1549,136 @@ START_TEST(csv_own_writer)
             free(a);
             free(b);
         }
+}
+END_TEST
+
+/* Returns the offset of the first byte where a[0..na) and b[0..nb)
+ * differ (the shorter one's length when one begins the other). */
+static size_t first_difference(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t i = 0;
+    while (i < na && i < nb && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* The same for the table's own JSON writer as a view calls it
+ * (etl_print_json_own: not with a file column); every row is an object. */
+START_TEST(json_own_writer)
+{
+    setup_strings();
+    for (size_t m = 0; m < 3; m++)
+        for (unsigned opt = 0; opt < 2; opt++) {
+            struct etl_print_opts o = { .with_filename = opt != 0 };
+            size_t n1, n2;
+            own_rows = 0;
+            char *a = run_all("json", &all_loop, all_modes[m], &o, put_by_printer, &n1);
+            ck_assert_uint_eq(own_rows, 0);
+            char *b = run_all("json", &all_loop, all_modes[m], &o, put_by_json_own, &n2);
+            ck_assert_uint_eq(own_rows, opt ? 0 : ALL_ROWS);
+            ck_assert_uint_gt(n1, 50000);
+            size_t at = first_difference(a, n1, b, n2);
+            ck_assert_msg(n1 == n2 && at == n1,
+                          "time mode %zu, options %u: the table's own writer differs at %zu: "
+                          "%.60s / %.60s", m, opt, at, a + (at > 20 ? at - 20 : 0),
+                          b + (at > 20 ? at - 20 : 0));
+            size_t rows = 0;
+            for (char *line = a; *line; rows++) {
+                char *nl = strchr(line, '\n');
+                ck_assert_ptr_nonnull(nl);
+                struct jobj j;
+                /* The fields are an object, which json_parse does not take. */
+                char *f = strstr(line, "\"fields\":");
+                ck_assert_msg((f && f < nl) || json_parse(line, (size_t)(nl - line), &j),
+                              "row %zu does not parse: %.80s", rows, line);
+                if (!(f && f < nl))
+                    json_free(&j);
+                line = nl + 1;
+            }
+            ck_assert_uint_eq(rows, ALL_ROWS);
+            free(a);
+            free(b);
+        }
+}
+END_TEST
+
+/* The same for the table's own XML writer as a view calls it
+ * (etl_print_xml_own), which writes the rows after the first of a file or
+ * after a problem itself, into the output; the document parses. */
+START_TEST(xml_own_writer)
+{
+    setup_strings();
+    for (size_t m = 0; m < 3; m++)
+        for (unsigned opt = 0; opt < 2; opt++) {
+            struct etl_print_opts o = { .with_filename = opt != 0 };
+            size_t n1, n2;
+            own_rows = 0;
+            char *a = run_all("xml", &all_loop, all_modes[m], &o, put_by_printer, &n1);
+            ck_assert_uint_eq(own_rows, 0);
+            char *b = run_all("xml", &all_loop, all_modes[m], &o, put_by_xml_own, &n2);
+            /* All but the first row of each file and the rows after a
+             * problem outside the forks' rows. */
+            ck_assert_uint_lt(own_rows, ALL_ROWS);
+            ck_assert_uint_ge(own_rows, ALL_ROWS - 10);
+            ck_assert_uint_gt(n1, 50000);
+            size_t at = first_difference(a, n1, b, n2);
+            ck_assert_msg(n1 == n2 && at == n1,
+                          "time mode %zu, options %u: the table's own writer differs at %zu: "
+                          "%.60s / %.60s", m, opt, at, a + (at > 20 ? at - 20 : 0),
+                          b + (at > 20 ? at - 20 : 0));
+            xmlDocPtr doc = xml_parse(a, n1);
+            ck_assert_msg(doc != NULL, "time mode %zu, options %u: not well-formed", m, opt);
+            /* Each problem before the row it came before (its offset is
+             * that row's number). */
+            size_t rows = 0, files = 0, problems = 0;
+            for (xmlNodePtr f = elem(xmlDocGetRootElement(doc)->children); f;
+                 f = elem(f->next), files++)
+                for (xmlNodePtr n = elem(f->children); n; n = elem(n->next)) {
+                    if (name_is(n, "problem")) {
+                        char before[24];
+                        snprintf(before, sizeof before, "%zu", rows);
+                        assert_prop(n, "offset", before);
+                        problems++;
+                    }
+                    rows += name_is(n, "all");
+                }
+            ck_assert_uint_eq(files, 2);
+            ck_assert_uint_eq(rows, ALL_ROWS);
+            ck_assert_uint_eq(problems, 6);
+            xmlFreeDoc(doc);
+            free(a);
+            free(b);
+        }
+}
+END_TEST
+
+/* The scans for bytes to escape (etl_json_plain, etl_xml_plain_str) say
+ * what the printers' tables say, of strings of every length up to past
+ * the longest written in place with one byte of every value at every
+ * place, each string alone in a block of its length (a read past it is
+ * one the sanitizers see). */
+START_TEST(plain_scans)
+{
+    for (size_t n = 0; n <= 80; n++) {
+        char *s = malloc(n ? n : 1);
+        ck_assert_ptr_nonnull(s);
+        memset(s, 'a', n);
+        ck_assert(etl_json_plain(s, n));
+        ck_assert(etl_xml_plain_str(s, n));
+        for (size_t at = 0; at < n; at++) {
+            for (unsigned b = 0; b < 256; b++) {
+                s[at] = (char)b;
+                /* Not ck_assert: each one tells the parent process where
+                 * the test is, a write to a pipe. */
+                if (etl_json_plain(s, n) != !etl_json_special[b])
+                    ck_abort_msg("JSON: byte 0x%02x at %zu of %zu", b, at, n);
+                if (etl_xml_plain_str(s, n) != (etl_xml_plain[b] != 0))
+                    ck_abort_msg("XML: byte 0x%02x at %zu of %zu", b, at, n);
+            }
+            s[at] = 'a';
+        }
+        free(s);
+    }
 }
 END_TEST
 
@@ -1598,7 +1802,10 @@ int main(void)
     tcase_add_test(tc, write_error_dev_full);
     tcase_add_test(tc, rows_by_bits);
     tcase_add_test(tc, csv_own_writer);
+    tcase_add_test(tc, json_own_writer);
+    tcase_add_test(tc, xml_own_writer);
     tcase_add_test(tc, plain_cells);
+    tcase_add_test(tc, plain_scans);
     suite_add_tcase(s, tc);
     int rc = unit_run(s);
     etl_fields_free(&hfl);
