@@ -73,6 +73,14 @@ void *etl_pipe_slot(struct etl_pipe *pp);
  * pipeline has failed. */
 int etl_pipe_commit(struct etl_pipe *pp);
 
+/* Takes a copy of the item built at item (item_size bytes), as
+ * etl_pipe_slot, a copy and etl_pipe_commit would: the way for a view with
+ * other threads. The copy goes around the cache (streaming stores, with
+ * SSE2 on x86-64): a slot's lines were last read by the thread that
+ * formatted them, and the stores of an ordinary copy each wait for a line
+ * to come back from that thread's core. */
+int etl_pipe_put(struct etl_pipe *pp, const void *item);
+
 /* Returns a copy of n bytes at p that lives as long as the next item
  * committed (with one thread, p itself: render runs at once), or NULL when
  * out of memory (f is marked). */

@@ -337,7 +337,10 @@ static const etl_pipe_fn render_event_for[] = {
 static bool event_row(void *vctx, const struct etl_event *ev)
 {
     struct events_ctx *x = vctx;
-    struct ev_item *it = etl_pipe_slot(x->pp);
+    /* With other threads the item is built here and handed over with
+     * etl_pipe_put (pipeline.h says why); with one, in its slot. */
+    struct ev_item own;
+    struct ev_item *it = x->threads > 1 ? &own : etl_pipe_slot(x->pp);
     if (!it) {
         x->rc = -1;
         return false;
@@ -377,7 +380,7 @@ static bool event_row(void *vctx, const struct etl_event *ev)
     it->pt = NULL;
     if (!keep_event(x->pp, it, ev, !x->o->no_fields) || (pt && !keep_cells(x->pp, it, x->pt)))
         return false;
-    x->rc = etl_pipe_commit(x->pp);
+    x->rc = x->threads > 1 ? etl_pipe_put(x->pp, it) : etl_pipe_commit(x->pp);
     return x->rc == 0 && !(x->o->strict && etl_file_problems(x->f)) &&
            !etl_file_is_nomem(x->f);
 }

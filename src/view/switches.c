@@ -366,17 +366,14 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
                                                  &cx, sizeof cx, threads)
                                   : NULL;
     struct sw_item *x;
-    /* With other threads each switch is built here and copied into its
-     * slot in one go: the slot's lines were last read by the thread that
-     * formatted them, and writing them piecemeal would wait for each in
-     * turn. With one thread it is built in its slot. */
+    /* With other threads each switch is built here and handed over with
+     * etl_pipe_put, which copies it around the cache (20 M compact
+     * switches to CSV on two threads: 1.29 s with an ordinary copy, 1.12
+     * s); with one thread it is built in its slot. */
     struct sw_item cur;
     struct sw_pass ps = { f, r, map, an, { NULL, 0 } };
-    while (pp && (x = etl_pipe_slot(pp)) != NULL &&
-           next_switch(&ps, threads > 1 ? &cur : x)) {
-        if (threads > 1)
-            *x = cur;
-        if (etl_pipe_commit(pp) != 0)
+    while (pp && (x = threads > 1 ? &cur : etl_pipe_slot(pp)) != NULL && next_switch(&ps, x)) {
+        if ((threads > 1 ? etl_pipe_put(pp, &cur) : etl_pipe_commit(pp)) != 0)
             break;
         if (o->strict && etl_file_problems(f))
             break;
