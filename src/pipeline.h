@@ -78,7 +78,8 @@ int etl_pipe_commit(struct etl_pipe *pp);
  * other threads. The copy goes around the cache (streaming stores, with
  * SSE2 on x86-64): a slot's lines were last read by the thread that
  * formatted them, and the stores of an ordinary copy each wait for a line
- * to come back from that thread's core. */
+ * to come back from that thread's core. Items of a multiple of sixteen
+ * bytes go sixteen at a time (chunks start on a cache line). */
 int etl_pipe_put(struct etl_pipe *pp, const void *item);
 
 /* Returns a copy of n bytes at p that lives as long as the next item

@@ -73,7 +73,7 @@ static const struct etl_table events_no_fields = { EVENT_ROW, event_cols, E_FIEL
 /* One event as the view's thread leaves it; its data, extended items and
  * strings are kept by the pipeline. */
 struct ev_item {
-    struct etl_event ev;
+    _Alignas(16) struct etl_event ev; /* two whole lines in all (etl_pipe_put) */
     const char *name;              /* --no-fields: its name (or NULL) */
     bool name_later;               /* --no-fields: name is found by render_event */
     bool pt_problem;               /* its Process/Thread record reported one */

@@ -110,9 +110,10 @@ static bool switch_matches(const struct etl_filter *flt, const struct etl_clock 
 
 /* One switch as the sequential pass leaves it: the switch as the reader
  * handed it out (it.u.sw, with its next switch's time), its threads'
- * processes and what the scheduling state says about its new thread. */
+ * processes and what the scheduling state says about its new thread. A
+ * multiple of sixteen bytes (etl_pipe_put). */
 struct sw_item {
-    struct etl_sched_item it;
+    _Alignas(16) struct etl_sched_item it;
     struct etl_sched_facts sf;
     struct etl_who wo, wn;
 };
