@@ -11,7 +11,9 @@
  * cell is carried is a branch of its own for each column (compact
  * switches to CSV: 1896 instructions a switch through the loop, 1621
  * through the switch table's writer; both write the same bytes, which
- * test_printers checks).
+ * test_printers checks). A view that calls its table's writer itself
+ * (etl_print_csv_own) has it folded into its own code, the cells going
+ * from the record to the output: 1532 to 1408 instructions a switch.
  */
 #ifndef ETLDUMP_CSVROW_H
 #define ETLDUMP_CSVROW_H
