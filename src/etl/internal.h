@@ -146,8 +146,9 @@ bool etl_map_shrunk(const struct etl_file *f, uint64_t *at);
 /* Whether the mapped file f reads faster through its mapping than by
  * copying, on this machine with its page cache as it is now:
  * ETL_MAP_PROBE bytes read and summed in place, in pieces at places spread
- * over the file, against as many read by copying (as a walk copies) next
- * to them and summed. False for a file shorter than twice that. */
+ * over the file, against as many read by copying next to them and summed;
+ * true only when the mapping takes at most two thirds of the time. False
+ * for a file shorter than twice that. */
 #define ETL_MAP_PROBE (4u << 20)
 bool etl_map_faster(const struct etl_file *f);
 
