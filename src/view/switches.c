@@ -4,8 +4,6 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "decode/swreader.h"
 #include "decode/names.h"
