@@ -3,12 +3,19 @@
  * `make check` runs the corpus and the regression inputs with any compiler.
  *
  * Usage: TARGET [-q] [-t SECONDS] FILE|DIR...
- * Every file given, and every regular file directly in each directory given,
- * is passed once to LLVMFuzzerTestOneInput, each in a child process of its
- * own with a time limit (default 10 s), so that one crash or hang is counted
- * and named and the others still run. ETLDUMP_FUZZ_NOFORK=1 runs them all in
- * this process instead (for debuggers and valgrind). Prints one line per
- * failing input and closes with "NAME: N passed, M failed".
+ * Every file given, and every regular file directly in each directory given
+ * (in name order), is passed once to LLVMFuzzerTestOneInput, with a time
+ * limit for each (default 10 s). They run one after another in a child
+ * process: one that crashes, hangs or trips a sanitizer is counted and named,
+ * and a new child goes on with the next. A child that fails only as it exits
+ * (a leak checker's report covers every input it ran) has its inputs run
+ * again, each in a child of its own, to name the ones at fault. A process a
+ * batch rather than one an input: under AddressSanitizer, forking the
+ * process and checking it for leaks cost about 70 ms an input, more than
+ * most inputs take. ETLDUMP_FUZZ_EACH=1 gives every input a child of its
+ * own; ETLDUMP_FUZZ_NOFORK=1 runs them all in this process (for debuggers
+ * and valgrind). Prints one line per failing input and closes with
+ * "NAME: N passed, M failed".
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -26,8 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static unsigned timeout_s = 10;
 static int quiet;
-static int nofork;
 static unsigned long passed, failed;
+
+/* The inputs, in the order they run. */
+static char **paths;
+static size_t npaths, cap_paths;
 
 /* Reads a whole file into a buffer of exactly its size (so that sanitizers
  * see reads past the input); NULL on error. */
@@ -70,57 +81,164 @@ static uint8_t *slurp(const char *path, size_t *size)
     return exact;
 }
 
-/* Runs one input; counts it as passed or failed. */
-static void run_one(const char *path)
+/* Runs one input in this process: 1 when it returned, 0 when it could not
+ * be read (said on standard error). */
+static int test_one(const char *path)
 {
     size_t size = 0;
     uint8_t *data = slurp(path, &size);
     if (!data) {
         fprintf(stderr, "replay: %s: cannot read: %s\n", path, strerror(errno));
-        failed++;
-        return;
+        return 0;
     }
-    if (nofork) {
-        LLVMFuzzerTestOneInput(data, size);
-        free(data);
-        passed++;
-        return;
+    LLVMFuzzerTestOneInput(data, size);
+    free(data);
+    return 1;
+}
+
+/* Waits for a child: its status, or -1 (said) when waiting failed. */
+static int reap(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "replay: waitpid: %s\n", strerror(errno));
+            return -1;
+        }
     }
+    return st;
+}
+
+/* Says why a child ended badly, naming what it ran. */
+static void say_failed(const char *what, int st)
+{
+    if (st == -1)
+        return;
+    if (WIFSIGNALED(st))
+        fprintf(stderr, "replay: FAIL: %s: %s\n", what,
+                WTERMSIG(st) == SIGALRM ? "timeout" : strsignal(WTERMSIG(st)));
+    else
+        fprintf(stderr, "replay: FAIL: %s: exit status %d\n", what, WEXITSTATUS(st));
+}
+
+/* Counts an input that passed. */
+static void pass_one(const char *path)
+{
+    passed++;
+    if (!quiet)
+        printf("ok %s\n", path);
+}
+
+/* Runs one input in a child of its own; counts it. */
+static void run_each(const char *path)
+{
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "replay: fork: %s\n", strerror(errno));
-        free(data);
         failed++;
         return;
     }
     if (pid == 0) {
         alarm(timeout_s);
-        LLVMFuzzerTestOneInput(data, size);
-        free(data);
-        exit(0); /* exit, not _exit: leak checkers run at exit */
+        exit(test_one(path) ? 0 : 2); /* exit, not _exit: leak checkers run at exit */
     }
-    free(data);
-    int st;
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR) {
-            fprintf(stderr, "replay: waitpid: %s\n", strerror(errno));
-            failed++;
-            return;
-        }
-    }
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-        passed++;
-        if (!quiet)
-            printf("ok %s\n", path);
+    int st = reap(pid);
+    if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+        pass_one(path);
         return;
     }
     failed++;
-    if (WIFSIGNALED(st))
-        fprintf(stderr, "replay: FAIL: %s: %s\n", path,
-                WTERMSIG(st) == SIGALRM ? "timeout" : strsignal(WTERMSIG(st)));
-    else
-        fprintf(stderr, "replay: FAIL: %s: exit status %d\n", path, WEXITSTATUS(st));
+    if (!(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 2))
+        say_failed(path, st);
+}
+
+/* What a batch's child says of each input, in memory it shares with this
+ * process: not reached or still running, returned, or not readable. */
+enum { NOT_DONE, RETURNED, UNREADABLE };
+
+/* Runs paths[from..npaths) one after another in children: each child goes
+ * on until an input fails; the one it died in is counted and the next
+ * child starts after it. */
+static void run_batches(size_t from)
+{
+    unsigned char *done = mmap(NULL, npaths, PROT_READ | PROT_WRITE,
+                               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (done == MAP_FAILED) {
+        fprintf(stderr, "replay: mmap: %s; a child an input\n", strerror(errno));
+        for (size_t i = from; i < npaths; i++)
+            run_each(paths[i]);
+        return;
+    }
+    while (from < npaths) {
+        memset(done + from, NOT_DONE, npaths - from);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "replay: fork: %s\n", strerror(errno));
+            failed += npaths - from;
+            break;
+        }
+        if (pid == 0) {
+            for (size_t i = from; i < npaths; i++) {
+                alarm(timeout_s);
+                done[i] = test_one(paths[i]) ? RETURNED : UNREADABLE;
+            }
+            alarm(0);
+            exit(0);
+        }
+        int st = reap(pid);
+        size_t stop = from;
+        while (stop < npaths && done[stop] != NOT_DONE)
+            stop++;
+        int clean = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        if (!clean && stop == npaths) {
+            /* Every input returned and the child failed as it exited: run
+             * them again one by one to find which. */
+            fprintf(stderr, "replay: a child failed as it exited after its last input; "
+                    "its %zu inputs again, each in a child of its own\n", npaths - from);
+            unsigned long before = failed;
+            for (size_t i = from; i < npaths; i++)
+                run_each(paths[i]);
+            if (failed == before) {
+                /* No input fails alone: the fault is in what they did
+                 * together, and still a failure. */
+                failed++;
+                say_failed("the inputs run together (none fails alone)", st);
+            }
+            break;
+        }
+        for (size_t i = from; i < stop; i++) {
+            if (done[i] == RETURNED)
+                pass_one(paths[i]);
+            else
+                failed++;
+        }
+        if (stop == npaths)
+            break;
+        failed++;
+        say_failed(paths[stop], st);
+        from = stop + 1;
+    }
+    munmap(done, npaths);
+}
+
+/* Adds a path to the inputs (its copy); 0 when out of memory. */
+static int add_path(const char *path)
+{
+    if (npaths == cap_paths) {
+        size_t ncap = cap_paths ? cap_paths * 2 : 256;
+        char **np = realloc(paths, ncap * sizeof *np);
+        if (!np)
+            return 0;
+        paths = np;
+        cap_paths = ncap;
+    }
+    char *p = strdup(path);
+    if (!p)
+        return 0;
+    paths[npaths++] = p;
+    return 1;
 }
 
 /* Compares two strings for qsort. */
@@ -129,8 +247,8 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Runs every regular file directly in dir, in name order. */
-static void run_dir(const char *dir)
+/* Adds every regular file directly in dir, in name order. */
+static void add_dir(const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -138,8 +256,7 @@ static void run_dir(const char *dir)
         failed++;
         return;
     }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
+    size_t first = npaths;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
@@ -150,38 +267,30 @@ static void run_dir(const char *dir)
             break;
         snprintf(p, len, "%s/%s", dir, e->d_name);
         struct stat st;
-        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-            free(p);
-            continue;
+        int ok = stat(p, &st) == 0 && S_ISREG(st.st_mode) ? add_path(p) : 1;
+        free(p);
+        if (!ok) {
+            fprintf(stderr, "replay: %s: out of memory\n", dir);
+            failed++;
+            break;
         }
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            char **nn = realloc(names, ncap * sizeof *nn);
-            if (!nn) {
-                free(p);
-                break;
-            }
-            names = nn;
-            cap = ncap;
-        }
-        names[n++] = p;
     }
     closedir(d);
-    if (n)
-        qsort(names, n, sizeof *names, cmp_str);
-    for (size_t i = 0; i < n; i++) {
-        run_one(names[i]);
-        free(names[i]);
-    }
-    free(names);
+    if (npaths > first)
+        qsort(paths + first, npaths - first, sizeof *paths, cmp_str);
+}
+
+/* Whether the environment variable name is set and not "0". */
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
 }
 
 int main(int argc, char **argv)
 {
     const char *name = strrchr(argv[0], '/');
     name = name ? name + 1 : argv[0];
-    const char *nf = getenv("ETLDUMP_FUZZ_NOFORK");
-    nofork = nf && *nf && strcmp(nf, "0") != 0;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "-q") == 0) {
@@ -195,11 +304,29 @@ int main(int argc, char **argv)
     }
     for (; i < argc; i++) {
         struct stat st;
-        if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
-            run_dir(argv[i]);
-        else
-            run_one(argv[i]);
+        if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            add_dir(argv[i]);
+        } else if (!add_path(argv[i])) {
+            fprintf(stderr, "replay: %s: out of memory\n", argv[i]);
+            failed++;
+        }
     }
+    if (env_on("ETLDUMP_FUZZ_NOFORK")) {
+        for (size_t k = 0; k < npaths; k++) {
+            if (test_one(paths[k]))
+                pass_one(paths[k]);
+            else
+                failed++;
+        }
+    } else if (env_on("ETLDUMP_FUZZ_EACH")) {
+        for (size_t k = 0; k < npaths; k++)
+            run_each(paths[k]);
+    } else {
+        run_batches(0);
+    }
+    for (size_t k = 0; k < npaths; k++)
+        free(paths[k]);
+    free(paths);
     printf("%s: %lu passed, %lu failed\n", name, passed, failed);
     return failed ? 1 : 0;
 }
