@@ -162,6 +162,8 @@ enum { NOT_DONE, RETURNED, UNREADABLE };
  * child starts after it. */
 static void run_batches(size_t from)
 {
+    if (from >= npaths)
+        return; /* nothing to run (and nothing to map) */
     unsigned char *done = mmap(NULL, npaths, PROT_READ | PROT_WRITE,
                                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (done == MAP_FAILED) {
