@@ -39,20 +39,23 @@ jobs=${HOSTILE_JOBS:-2}
 keep=${HOSTILE_KEEP:-$root/build/hostile-failures}
 long=${HOSTILE_LONG:-0}
 nviews=${HOSTILE_VIEWS:-3}
+case $nviews in ''|*[!0-9]*) nviews=3 ;; esac
+[ "$nviews" -ge 1 ] || nviews=1
+[ "$nviews" -le 20 ] || nviews=20
 leaks_every=${HOSTILE_LEAKS_EVERY:-4}
 case $leaks_every in ''|*[!0-9]*|0) leaks_every=4 ;; esac
 # Built with a sanitizer, a run that trips it exits 86: its default status
 # is 1, which a damaged input also gives, and its report would have passed
-# for the messages after the first.
+# for the messages after the first. ASAN_OPTIONS is set for each run (what
+# it held, then detect_leaks and exitcode): the leak check is chosen run by
+# run.
 asan=
+asan_options=${ASAN_OPTIONS:-}
 nm "$etldump" 2>/dev/null | grep -q '__asan_init' && asan=yes
 if nm "$etldump" 2>/dev/null | grep -q '__ubsan_handle'; then
     UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=86"
     export UBSAN_OPTIONS
 fi
-case $nviews in ''|*[!0-9]*) nviews=3 ;; esac
-[ "$nviews" -ge 1 ] || nviews=1
-[ "$nviews" -le 20 ] || nviews=20
 export LC_ALL=C TZ=UTC
 
 # The views and formats, one run each: combo N sets the arguments of run N
@@ -131,11 +134,10 @@ worker() {
             # the same few views each time.
             leaks=0
             [ $(((nrun + nrun / ncombos) % leaks_every)) -eq 0 ] && leaks=1
-            ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=$leaks:exitcode=86" \
-                timeout 10 "$etldump" "$@" "$cur" > "$w/out" 2> "$w/err"
-        else
-            timeout 10 "$etldump" "$@" "$cur" > "$w/out" 2> "$w/err"
+            ASAN_OPTIONS="${asan_options:+$asan_options:}detect_leaks=$leaks:exitcode=86"
+            export ASAN_OPTIONS
         fi
+        timeout 10 "$etldump" "$@" "$cur" > "$w/out" 2> "$w/err"
         rc=$?
         case $rc in
         0)

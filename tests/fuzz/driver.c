@@ -157,23 +157,24 @@ static void run_each(const char *path)
  * process: not reached or still running, returned, or not readable. */
 enum { NOT_DONE, RETURNED, UNREADABLE };
 
-/* Runs paths[from..npaths) one after another in children: each child goes
- * on until an input fails; the one it died in is counted and the next
- * child starts after it. */
-static void run_batches(size_t from)
+/* Runs the inputs one after another in children: each child goes on until
+ * an input fails; the one it died in is counted and the next child starts
+ * after it. A child leaves every input after the one it stopped in
+ * NOT_DONE (the mapping starts zeroed). */
+static void run_batches(void)
 {
-    if (from >= npaths)
+    if (npaths == 0)
         return; /* nothing to run (and nothing to map) */
     unsigned char *done = mmap(NULL, npaths, PROT_READ | PROT_WRITE,
                                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (done == MAP_FAILED) {
         fprintf(stderr, "replay: mmap: %s; a child an input\n", strerror(errno));
-        for (size_t i = from; i < npaths; i++)
+        for (size_t i = 0; i < npaths; i++)
             run_each(paths[i]);
         return;
     }
+    size_t from = 0;
     while (from < npaths) {
-        memset(done + from, NOT_DONE, npaths - from);
         fflush(NULL);
         pid_t pid = fork();
         if (pid < 0) {
@@ -324,7 +325,7 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < npaths; k++)
             run_each(paths[k]);
     } else {
-        run_batches(0);
+        run_batches();
     }
     for (size_t k = 0; k < npaths; k++)
         free(paths[k]);
