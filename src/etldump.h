@@ -172,6 +172,7 @@ enum etl_result {
     ETL_RESULT_WRITE,        /* the output could not be written */
     ETL_RESULT_NOMEM,        /* memory ran out */
     ETL_RESULT_TEMP_LOST,    /* a temporary file could not be read back */
+    ETL_RESULT_NO_LIBXML2,   /* libxml2 was needed and could not be loaded */
 };
 
 /* Dumps one input with the view o->view through p: the printer's file
@@ -180,12 +181,23 @@ enum etl_result {
 enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts *o,
                          struct etl_printer *p, const struct etl_messages *m);
 
-/* Sets up what the library keeps for the whole process (libxml2, used by
- * the XML printer and to read the manifests traces carry); call once,
- * before the first run and before any other thread uses the library.
- * Returns 0, or -1 when memory ran out. A program that does not call it
- * gets the same set-up on first use. */
+/* Sets up what the library keeps for the whole process; call once, before
+ * the first run and before any other thread uses the library. Returns 0, or
+ * -1 when memory ran out. A program that does not call it gets the same
+ * set-up on first use. libxml2 (the XML printer, the EventSource manifests
+ * traces carry) is loaded only when first needed (etl_library_xml). */
 int etl_library_begin(void);
+
+/* Loads and sets up libxml2 now, as the XML printer and EventSource
+ * manifests do when first needed: a program that will print XML learns
+ * before any input whether it can. Returns 0; -1 when libxml2 could not be
+ * loaded, why in err (cap bytes); -2 when memory ran out. A run that needs
+ * libxml2 and cannot load it ends with ETL_RESULT_NO_LIBXML2. */
+int etl_library_xml(char *err, size_t cap);
+
+/* Why libxml2 could not be loaded, or NULL when it was loaded or not yet
+ * needed. */
+const char *etl_library_xml_error(void);
 
 /* Releases what the library keeps for the whole process (libxml2's tables);
  * call once, after the last run. */

@@ -35,6 +35,7 @@ enum {
     EXIT_INPUT = 3,      /* an input could not be read or is not ETL */
     EXIT_WRITE = 4,      /* output could not be written */
     EXIT_NOMEM = 5,      /* out of memory, or a temporary file lost */
+    EXIT_NO_LIBXML2 = 6, /* libxml2 was needed and could not be loaded */
 };
 
 /* Messages about one file beyond this many are only counted. */
@@ -448,6 +449,7 @@ static int dump_file(const char *arg, struct etl_printer *p, const struct etl_vi
         [ETL_RESULT_CLEAN] = EXIT_CLEAN, [ETL_RESULT_DAMAGED] = EXIT_DAMAGED,
         [ETL_RESULT_UNREADABLE] = EXIT_INPUT, [ETL_RESULT_WRITE] = EXIT_WRITE,
         [ETL_RESULT_NOMEM] = EXIT_NOMEM, [ETL_RESULT_TEMP_LOST] = EXIT_NOMEM,
+        [ETL_RESULT_NO_LIBXML2] = EXIT_NO_LIBXML2,
     };
     bool std = strcmp(arg, "-") == 0;
     struct etl_input in = { std ? stdin_name : arg, std ? NULL : arg,
@@ -464,6 +466,9 @@ static int dump_file(const char *arg, struct etl_printer *p, const struct etl_vi
     else if (r == ETL_RESULT_TEMP_LOST)
         fprintf(stderr, "%s: %s: a temporary file could not be read back\n", progname,
                 in.name);
+    else if (r == ETL_RESULT_NO_LIBXML2)
+        fprintf(stderr, "%s: %s: its EventSource manifests need libxml2, which could not be "
+                "loaded: %s\n", progname, in.name, etl_library_xml_error());
     return status[r];
 }
 
@@ -516,7 +521,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     struct etl_print_opts po = { false, false, false, 0 };
     struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter, ETL_SUMMARY_ALL, 0, 0,
                                 false };
-    char ferr[160];
+    char ferr[400];
     unsigned long n;
     int c;
 
@@ -703,6 +708,20 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         fprintf(stderr, "%s: %s\n", progname, ferr);
         return EXIT_USAGE;
     }
+    /* XML output needs libxml2, loaded when first needed: said before any
+     * output is opened. */
+    if (strcmp(format, "xml") == 0) {
+        int xr = etl_library_xml(ferr, sizeof ferr);
+        if (xr == -2) {
+            fprintf(stderr, "%s: out of memory\n", progname);
+            return EXIT_NOMEM;
+        }
+        if (xr != 0) {
+            fprintf(stderr, "%s: -f xml needs libxml2, which could not be loaded: %s\n",
+                    progname, ferr);
+            return EXIT_NO_LIBXML2;
+        }
+    }
     po.with_filename = filenames < 0 ? ninputs > 1 : filenames == 1;
     for (int i = optind; i < argc; i++) {
         size_t len = strcmp(argv[i], "-") == 0 ? strlen(stdin_name) : strlen(argv[i]);
@@ -742,7 +761,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     int err = 0;
     if (etl_printer_finish(p) != 0 || etl_out_error(o)) {
         err = etl_out_error(o);
-        if (status != EXIT_NOMEM)
+        if (status != EXIT_NOMEM && status != EXIT_NO_LIBXML2)
             status = err == ENOMEM ? EXIT_NOMEM : EXIT_WRITE;
     }
     /* The old file is replaced only by a complete output. */

@@ -18,6 +18,7 @@
 #include "view/groupmask.h"
 #include "view/loggerctx.h"
 #include "view/view.h"
+#include "xmlsetup.h"
 
 /* Messages about one input on their way to the tool and the printer. */
 struct run_ctx {
@@ -141,8 +142,8 @@ static struct etl_file *open_input(const struct etl_input *in, const struct etl_
     return etl_open_mem(in->data, in->len, in->name, d, st);
 }
 
-enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts *o,
-                         struct etl_printer *p, const struct etl_messages *m)
+static enum etl_result dump(const struct etl_input *in, const struct etl_view_opts *o,
+                           struct etl_printer *p, const struct etl_messages *m)
 {
     /* The file's element opens first, so problems found while indexing the
      * buffers are recorded inside it. */
@@ -195,6 +196,17 @@ enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts 
         res = ETL_RESULT_DAMAGED;
     etl_close(f);
     return res;
+}
+
+enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts *o,
+                         struct etl_printer *p, const struct etl_messages *m)
+{
+    enum etl_result r = dump(in, o, p, m);
+    /* What needed libxml2 and could not load it (the XML printer, an
+     * EventSource manifest) ended the run as when memory runs out. */
+    if ((r == ETL_RESULT_NOMEM || r == ETL_RESULT_WRITE) && etl_xml_error())
+        r = ETL_RESULT_NO_LIBXML2;
+    return r;
 }
 
 int etl_format_check(const char *format, enum etl_view_kind view, int ninputs,

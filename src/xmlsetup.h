@@ -1,16 +1,23 @@
 /*
  * xmlsetup.h - libxml2 as the library uses it (the XML printer, EventSource
- * manifests): set up once, with allocation functions that count failures,
- * since libxml2 does not report every one of them, and without messages of
- * its own on standard error.
+ * manifests): loaded when first needed (xmlapi.h), set up once, with
+ * allocation functions that count failures, since libxml2 does not report
+ * every one of them, and without messages of its own on standard error.
  */
 #ifndef ETLDUMP_XMLSETUP_H
 #define ETLDUMP_XMLSETUP_H
 
-/* Sets libxml2 up on first use (call it before any other libxml2 function;
- * the first call must not race with another); later calls only silence
- * libxml2's messages on the calling thread. */
-void etl_xml_setup(void);
+#include <stdbool.h>
+
+/* Loads and sets up libxml2 on first use (from any thread: the first call
+ * loads it once), then silences libxml2's messages on the calling thread.
+ * Returns false when libxml2 could not be loaded (etl_xml_error says why):
+ * no libxml2 function may then be called. */
+bool etl_xml_setup(void);
+
+/* Why libxml2 could not be loaded, or NULL when it was not tried or was
+ * loaded. */
+const char *etl_xml_error(void);
 
 /* Returns how many of libxml2's allocations have failed on this thread. */
 unsigned long etl_xml_failures(void);

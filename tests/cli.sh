@@ -96,6 +96,35 @@ big=$tmp/big.etl
 check "pipe closed early: nothing on stderr" test ! -s "$tmp/err"
 expect "pipe closed early: status 0" 0 sh -c "'$etldump' -f csv '$big' | head -n 1 > /dev/null; exit \$(( \$? ))"
 
+# libxml2 is loaded only when XML output or an EventSource manifest needs
+# it: etldump is not linked with it, and build/tests/etldump-noxml, which
+# looks for it under a name no file has, is a machine without it.
+if command -v readelf > /dev/null 2>&1; then
+    check "etldump is not linked with libxml2" \
+        sh -c "! readelf -d '$etldump' | grep -q 'NEEDED.*libxml2'"
+fi
+noxml=$top/build/tests/etldump-noxml
+"$etldump" -f csv "$sample" > "$tmp/with" 2>&1
+expect "without libxml2: csv" 0 "$noxml" -f csv "$sample"
+check "without libxml2: csv as with it" cmp -s "$tmp/out" "$tmp/with"
+expect "without libxml2: -f xml" 6 "$noxml" -f xml "$sample"
+check "without libxml2: -f xml: nothing written, one message naming the library" \
+    sh -c "[ ! -s '$tmp/out' ] && [ \$(wc -l < '$tmp/err') -eq 1 ] &&
+           grep -q 'xml needs libxml2.*libxml2-not-here' '$tmp/err'"
+echo keep > "$tmp/kept.xml"
+expect "without libxml2: -f xml -o" 6 "$noxml" -f xml -o "$tmp/kept.xml" "$sample"
+check "without libxml2: -o FILE left as it was" test "$(cat "$tmp/kept.xml")" = keep
+"$top/build/mkedge" manifest "$tmp/manifest.etl" "$tmp/manifest.exp" 2> /dev/null
+expect "manifests with libxml2" 0 "$etldump" --events=all -f csv "$tmp/manifest.etl"
+echo keep > "$tmp/kept.csv"
+expect "without libxml2: manifests" 6 "$noxml" --events=all -f csv -o "$tmp/kept.csv" \
+    "$tmp/manifest.etl"
+check "without libxml2: manifests: one message naming the file" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] &&
+           grep -q 'manifest.etl: its EventSource manifests need libxml2' '$tmp/err'"
+check "without libxml2: manifests: -o FILE left as it was" test "$(cat "$tmp/kept.csv")" = keep
+expect "without libxml2: the switches of a trace with manifests" 0 "$noxml" "$tmp/manifest.etl"
+
 # Time modes agree: abs = start + rel.
 "$etldump" -f csv --time=abs "$sample" | sed -n 2p | cut -d, -f3 > "$tmp/abs"
 check "--time=abs is ISO 8601 UTC with 100 ns digits" grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{7}Z$' "$tmp/abs"

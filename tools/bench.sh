@@ -157,8 +157,8 @@ echo "  compressed --stats / decompress alone $(fmt2 "$(calc "$last_s1 / $fz")")
     "(target <= 1.11), $(fmt2 "$(calc "$last_sn / $fz")") on $cores"
 # Every event with its decoded fields, on the largest real trace beside the
 # project (BENCH_REAL; 3.9 MB): the file is given 40 times in one run so that
-# start-up (about 8 ms here) does not hide the rate. One thread (the default
-# for a file this size).
+# start-up (about 5 ms here, 13 with libxml2 for xml) does not hide the
+# rate. One thread (the default for a file this size).
 real=${BENCH_REAL:-$(dirname "$0")/../../shared/samples/real/pv-diaghub-kernel.etl}
 if [ -f "$real" ]; then
     reals="" i=0
@@ -178,6 +178,15 @@ else
 fi
 set -- $(best "$etldump" -f csv samples/demo-compact.etl)
 echo "small trace (samples/demo-compact.etl) switches csv: peak $(($2 / 1024)) MiB"
+# A fleet of small traces: 100 runs one after another, each one's own start
+# included (libxml2 loaded by -f xml only).
+per_run() {
+    t0=$(now) i=0
+    while [ "$i" -lt 100 ]; do "$etldump" "$@" > /dev/null 2>&1; i=$((i + 1)); done
+    printf '%.1f' "$(calc "($(now) - $t0) * 10")"
+}
+echo "small trace, 100 runs: $(per_run -f csv samples/demo-compact.etl) ms a run as csv," \
+    "$(per_run -f xml samples/demo-compact.etl) as xml; etldump --version $(per_run --version) ms"
 t0=$(now); spin; t1=$(now); spin & sp=$!; spin; wait "$sp"; t2=$(now)
 echo "cores free at the end: $(fmt2 "$(calc "2 * ($t1 - $t0) / ($t2 - $t1)")")"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; $(${CC:-cc} --version | head -n 1); $(date -u +%Y-%m-%d)"

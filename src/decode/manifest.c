@@ -14,10 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-
 #include "fmt.h"
+#include "xmlapi.h"
 #include "xmlsetup.h"
 
 /* Most properties of one event (fields and structure members). */
@@ -436,7 +434,8 @@ int etl_manifest_read(const char *xml, size_t len, etl_manifest_fn fn, void *ctx
     /* libxml2 does not report every allocation that fails: its failures
      * are counted instead, and any ends the run. */
     unsigned long failed = etl_xml_failures();
-    etl_xml_setup();
+    if (!etl_xml_setup())
+        return -1; /* libxml2 could not be loaded (etl_xml_error) */
     xmlParserCtxtPtr pc = xmlNewParserCtxt();
     xmlDocPtr doc = NULL;
     struct text t = { xml, len };

@@ -32,12 +32,9 @@
 
 #include <stdlib.h>
 
-#include <libxml/parser.h>
-#include <libxml/xmlIO.h>
-#include <libxml/xmlwriter.h>
-
 #include "fields.h"
 #include "fmt.h"
+#include "xmlapi.h"
 #include "xmlsetup.h"
 
 /* The version attribute of the root element (bump on incompatible changes). */
@@ -215,8 +212,13 @@ static struct xml_state *xml_get(struct etl_printer *p)
     if (p->fork) /* a fork formats rows only: no writer, no document */
         return x;
     if (!x->w) {
-        /* libxml2 is set up on first use (etl_library_end releases it). */
-        etl_xml_setup();
+        /* libxml2 is loaded and set up on first use (etl_library_end
+         * releases it); a run that cannot load it ends as when memory runs
+         * out, etl_dump then saying ETL_RESULT_NO_LIBXML2. */
+        if (!etl_xml_setup()) {
+            etl_print_nomem(p);
+            return NULL;
+        }
         xmlOutputBufferPtr ob =
             xmlOutputBufferCreateIO(xml_write_cb, xml_close_cb, p->out, NULL);
         if (!ob) {
@@ -679,11 +681,6 @@ static void xml_destroy(struct etl_printer *p)
     free(x->val);
     free(x);
     p->priv = NULL;
-}
-
-void etl_library_end(void)
-{
-    xmlCleanupParser();
 }
 
 /* The operations as the printer registry calls them: libxml2 does not

@@ -19,7 +19,11 @@
  * Allocations made inside pthread_create are counted (they may fail) but not
  * tracked: the C library keeps a joined thread's stack, and with it the
  * thread's TLS vector, for the next thread, and frees it only at its own
- * exit clean-up, after this library's report.
+ * exit clean-up, after this library's report. Allocations made inside
+ * dlopen (etldump loads libxml2 when first needed, and with it the libraries
+ * it needs, whose constructors run there), and those of libxml2's own
+ * set-up, are neither counted nor tracked, as the dynamic loader's start-up
+ * ones are not.
  */
 #define _GNU_SOURCE
 /* pread and pread64 are both defined below: neither may stand for the
@@ -47,6 +51,7 @@ static int (*real_getopt_long)(int, char *const *, const char *, const struct op
 static bool started, failed;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local bool creating; /* inside pthread_create */
+static _Thread_local bool loading;  /* inside dlopen */
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
                                   void *);
 static unsigned long count, fail_at;
@@ -132,7 +137,7 @@ static void resolve(void)
 /* Counts one allocation; true if this one must fail. */
 static bool must_fail(void)
 {
-    if (!started)
+    if (!started || loading)
         return false;
     count++;
     if (fail_at && count == fail_at) {
@@ -151,7 +156,7 @@ void *malloc(size_t n)
     void *p = NULL;
     if (must_fail())
         errno = ENOMEM;
-    else if ((p = real_malloc(n)) != NULL && started && !creating)
+    else if ((p = real_malloc(n)) != NULL && started && !creating && !loading)
         track(p);
     pthread_mutex_unlock(&lock);
     return p;
@@ -170,7 +175,7 @@ void *calloc(size_t a, size_t b)
     void *p = NULL;
     if (must_fail())
         errno = ENOMEM;
-    else if ((p = real_calloc(a, b)) != NULL && started && !creating)
+    else if ((p = real_calloc(a, b)) != NULL && started && !creating && !loading)
         track(p);
     pthread_mutex_unlock(&lock);
     return p;
@@ -192,7 +197,7 @@ void *realloc(void *old, size_t n)
     } else {
         bool was = untrack(old);
         p = real_realloc(old, n);
-        if (p && started && !creating)
+        if (p && started && !creating && !loading)
             track(p);
         else if (!p && was)
             track(old); /* the old block is still allocated */
@@ -278,6 +283,27 @@ int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), v
     int rc = real_pthread_create(t, a, fn, arg);
     creating = false;
     return rc;
+}
+
+void *dlopen(const char *file, int mode)
+{
+    static void *(*real_dlopen)(const char *, int);
+    if (!real_dlopen)
+        real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    loading = true;
+    void *h = real_dlopen(file, mode);
+    /* libxml2's own set-up is done here too, as part of its load: its
+     * xmlInitParser allocates its mutexes with malloc and goes on without
+     * them when that fails, which no caller can see (etldump's call to it
+     * then finds it done). */
+    void (*init)(void) = NULL;
+    void *sym = h ? dlsym(h, "xmlInitParser") : NULL;
+    if (sym) {
+        memcpy(&init, &sym, sizeof sym);
+        init();
+    }
+    loading = false;
+    return h;
 }
 
 __attribute__((destructor)) static void report(void)
