@@ -353,7 +353,8 @@ static void usage(FILE *to)
         "\n"
         "Exit status: 0 clean, 1 damaged data skipped, 2 usage error,\n"
         "3 an input could not be read or is not ETL, 4 write error,\n"
-        "5 out of memory or a temporary file lost.\n",
+        "5 out of memory or a temporary file lost, 6 libxml2 needed (-f xml,\n"
+        "EventSource manifests) and not loadable.\n",
         progname);
 }
 
