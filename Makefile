@@ -239,7 +239,7 @@ build/mkedge: tests/edge/mkedge.c
 
 TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate build/cutseeds \
                 build/failalloc.so build/manybuf build/peak build/mkedge build/tests/etldump-spill \
-                build/tests/etldump-spillcap build/tests/etldump-noxml
+                build/tests/etldump-spillcap build/tests/etldump-noxml build/fuzz-replay/selftest
 
 # Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump
 # runs under valgrind memcheck (tests/fuzz/valgrind.sh).
@@ -282,6 +282,7 @@ install: etldump
 -include $(UNIT_SRC:tests/unit/%.c=build/tests/unit/%.d) $(FUZZ_OBJ:.o=.d) \
          build/tests/few/test_reader.d build/tests/few/reader.d build/tests/spill/summary.d \
          build/tests/spillcap/summary.d
--include $(FUZZ_TARGETS:%=build/fuzz-replay/%.d) build/fuzz-replay/driver.d
+-include $(FUZZ_TARGETS:%=build/fuzz-replay/%.d) build/fuzz-replay/driver.d \
+         build/fuzz-replay/selftest.d
 -include $(COV_OBJ:.o=.d) $(FUZZ_TARGETS:%=build/cov/obj/tests/fuzz/%.d)
 endif

@@ -95,5 +95,54 @@ for t in $targets; do
     echo "fuzz: $t: $((p + f)) inputs replayed, $f failing"
     [ "$f" -gt 0 ] && grep -v "^$t: " "$log" | sed -n '1,40p'
 done
+# The driver itself, through a target that fails on purpose
+# (tests/fuzz/selftest.c): each failing input named, the others passed, the
+# same a child an input; a child failing as it exits has its inputs run
+# again alone. A leak is found only when a leak checker is built in.
+st=$bin/selftest
+drv=$(mktemp -d) || exit 1
+# expect_replay WHAT WANT_LINE WANT_NAMED ARGS...: the replay exits with
+# status 1, closes with WANT_LINE and names exactly the inputs WANT_NAMED.
+expect_replay() {
+    what=$1 want=$2 named=$3
+    shift 3
+    "$@" > "$log" 2>&1
+    rc=$?
+    got=$(sed -n 's|^replay: FAIL: [^ ]*/\([a-z-]*\): .*|\1|p' "$log" | sort | tr '\n' ' ')
+    if [ "$rc" -eq 1 ] && grep -qx "selftest: $want" "$log" && [ "$got" = "$named" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "fuzz: FAIL: driver: $what: status $rc, named '$got' (want '$named'), $(tail -n 1 "$log")"
+    fi
+}
+if [ -x "$st" ]; then
+    mkdir "$drv/a" "$drv/b"
+    for i in 1 2 3 4 5 6 7 8; do echo "input $i" > "$drv/a/good$i"; done
+    for w in crash hang abort atexit leak; do echo "$w" > "$drv/a/x-$w"; done
+    echo "good" > "$drv/b/a-good"; echo arm > "$drv/b/b-arm"
+    echo fire > "$drv/b/c-fire"; echo "good" > "$drv/b/d-good"
+    leaks=
+    if nm "$st" 2> /dev/null | grep -q __lsan_do_leak_check; then
+        case ${ASAN_OPTIONS:-}:${LSAN_OPTIONS:-} in *detect_leaks=0*) ;; *) leaks=yes ;; esac
+    fi
+    if [ -n "$leaks" ]; then
+        want="8 passed, 5 failed" named="x-abort x-atexit x-crash x-hang x-leak "
+    else
+        want="9 passed, 4 failed" named="x-abort x-atexit x-crash x-hang "
+    fi
+    expect_replay "a child for many inputs" "$want" "$named" "$st" -q -t 1 "$drv/a"
+    expect_replay "a child an input" "$want" "$named" env ETLDUMP_FUZZ_EACH=1 "$st" -q -t 1 "$drv/a"
+    expect_replay "inputs failing together, none alone" "4 passed, 1 failed" "" \
+        "$st" -q -t 1 "$drv/b"
+    if ! grep -q "the inputs run together (none fails alone): exit status 23" "$log"; then
+        fail=$((fail + 1)); echo "fuzz: FAIL: driver: inputs failing together: not said"
+    fi
+else
+    fail=$((fail + 1))
+    echo "fuzz: FAIL: $st not built"
+fi
+rm -rf "$drv"
+
 echo "fuzz: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -6,15 +6,17 @@
  * Every file given, and every regular file directly in each directory given
  * (in name order), is passed once to LLVMFuzzerTestOneInput, with a time
  * limit for each (default 10 s). They run one after another in a child
- * process: one that crashes, hangs or trips a sanitizer is counted and named,
- * and a new child goes on with the next. A child that fails only as it exits
- * (a leak checker's report covers every input it ran) has its inputs run
- * again, each in a child of its own, to name the ones at fault. A process a
- * batch rather than one an input: under AddressSanitizer, forking the
- * process and checking it for leaks cost about 70 ms an input, more than
- * most inputs take. ETLDUMP_FUZZ_EACH=1 gives every input a child of its
- * own; ETLDUMP_FUZZ_NOFORK=1 runs them all in this process (for debuggers
- * and valgrind). Prints one line per failing input and closes with
+ * process. One that crashes, hangs or trips a sanitizer is counted and
+ * named; the inputs that child ran before it are run again in a child that
+ * ends (a leak checker at its end then looks at them), and a new child goes
+ * on after it. A child that fails only as it exits (a leak checker's report
+ * covers every input it ran) has its inputs run again, each in a child of
+ * its own, to name the ones at fault. A process a batch rather than one an
+ * input: under AddressSanitizer, forking the process and checking it for
+ * leaks cost about 70 ms an input, more than most inputs take.
+ * ETLDUMP_FUZZ_EACH=1 gives every input a child of its own;
+ * ETLDUMP_FUZZ_NOFORK=1 runs them all in this process (for debuggers and
+ * valgrind). Prints one line per failing input and closes with
  * "NAME: N passed, M failed".
  */
 #include <dirent.h>
@@ -157,10 +159,70 @@ static void run_each(const char *path)
  * process: not reached or still running, returned, or not readable. */
 enum { NOT_DONE, RETURNED, UNREADABLE };
 
-/* Runs the inputs one after another in children: each child goes on until
- * an input fails; the one it died in is counted and the next child starts
- * after it. A child leaves every input after the one it stopped in
- * NOT_DONE (the mapping starts zeroed). */
+/* Runs inputs [from, to) one after another in children: each child goes
+ * on until an input fails; the one it died in is counted and the next child
+ * starts after it. The inputs that returned before it are run again first,
+ * in a child that ends as a child should: the one that died never reached
+ * its end, where a leak checker would have spoken for them. A child leaves
+ * every input after the one it stopped in NOT_DONE (done[from, to) is
+ * NOT_DONE on entry). */
+static void run_range(unsigned char *done, size_t from, size_t to)
+{
+    while (from < to) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "replay: fork: %s\n", strerror(errno));
+            failed += to - from;
+            return;
+        }
+        if (pid == 0) {
+            for (size_t i = from; i < to; i++) {
+                alarm(timeout_s);
+                done[i] = test_one(paths[i]) ? RETURNED : UNREADABLE;
+            }
+            alarm(0);
+            exit(0);
+        }
+        int st = reap(pid);
+        size_t stop = from;
+        while (stop < to && done[stop] != NOT_DONE)
+            stop++;
+        int clean = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        if (!clean && stop == to) {
+            /* Every input returned and the child failed as it exited: run
+             * them again one by one to find which. */
+            fprintf(stderr, "replay: a child failed as it exited after its last input; "
+                    "its %zu inputs again, each in a child of its own\n", to - from);
+            unsigned long before = failed;
+            for (size_t i = from; i < to; i++)
+                run_each(paths[i]);
+            if (failed == before) {
+                /* No input fails alone: the fault is in what they did
+                 * together, and still a failure. */
+                failed++;
+                say_failed("the inputs run together (none fails alone)", st);
+            }
+            return;
+        }
+        if (stop == to) {
+            for (size_t i = from; i < to; i++) {
+                if (done[i] == RETURNED)
+                    pass_one(paths[i]);
+                else
+                    failed++;
+            }
+            return;
+        }
+        failed++;
+        say_failed(paths[stop], st);
+        memset(done + from, NOT_DONE, stop - from);
+        run_range(done, from, stop); /* ends without a failing input */
+        from = stop + 1;
+    }
+}
+
+/* Runs every input in batches (run_range). */
 static void run_batches(void)
 {
     if (npaths == 0)
@@ -173,56 +235,7 @@ static void run_batches(void)
             run_each(paths[i]);
         return;
     }
-    size_t from = 0;
-    while (from < npaths) {
-        fflush(NULL);
-        pid_t pid = fork();
-        if (pid < 0) {
-            fprintf(stderr, "replay: fork: %s\n", strerror(errno));
-            failed += npaths - from;
-            break;
-        }
-        if (pid == 0) {
-            for (size_t i = from; i < npaths; i++) {
-                alarm(timeout_s);
-                done[i] = test_one(paths[i]) ? RETURNED : UNREADABLE;
-            }
-            alarm(0);
-            exit(0);
-        }
-        int st = reap(pid);
-        size_t stop = from;
-        while (stop < npaths && done[stop] != NOT_DONE)
-            stop++;
-        int clean = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        if (!clean && stop == npaths) {
-            /* Every input returned and the child failed as it exited: run
-             * them again one by one to find which. */
-            fprintf(stderr, "replay: a child failed as it exited after its last input; "
-                    "its %zu inputs again, each in a child of its own\n", npaths - from);
-            unsigned long before = failed;
-            for (size_t i = from; i < npaths; i++)
-                run_each(paths[i]);
-            if (failed == before) {
-                /* No input fails alone: the fault is in what they did
-                 * together, and still a failure. */
-                failed++;
-                say_failed("the inputs run together (none fails alone)", st);
-            }
-            break;
-        }
-        for (size_t i = from; i < stop; i++) {
-            if (done[i] == RETURNED)
-                pass_one(paths[i]);
-            else
-                failed++;
-        }
-        if (stop == npaths)
-            break;
-        failed++;
-        say_failed(paths[stop], st);
-        from = stop + 1;
-    }
+    run_range(done, 0, npaths);
     munmap(done, npaths);
 }
 
