@@ -39,7 +39,13 @@ else
 XML_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0)
 # etldump loads libxml2 when first needed (src/xmlapi.h), by its SONAME:
 # the programs link with the dynamic loader's library, not with libxml2.
-XML_SONAME ?= libxml2.so.2
+# The SONAME is the one of the libxml2 pkg-config finds (libxml2.so.2 up to
+# 2.13, libxml2.so.16 from 2.14), libxml2.so.2 when objdump cannot say.
+ifeq ($(origin XML_SONAME),undefined)
+XML_SONAME := $(shell objdump -p $(shell $(PKG_CONFIG) --variable=libdir libxml-2.0)/libxml2.so \
+                2>/dev/null | sed -n 's/^ *SONAME *\(libxml2[^ ]*\)$$/\1/p')
+XML_SONAME := $(or $(XML_SONAME),libxml2.so.2)
+endif
 XML_LIBS := -ldl
 # The unit tests read what the XML printer wrote with libxml2 itself.
 XML_LINK := $(shell $(PKG_CONFIG) --libs libxml-2.0) -ldl
