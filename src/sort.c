@@ -1,5 +1,5 @@
 /*
- * sort.c - heapsort (see sort.h).
+ * sort.c - heapsort, and quickselect for uint32_t (see sort.h).
  */
 #include "sort.h"
 
@@ -71,4 +71,65 @@ void etl_sort_i64(int64_t *a, size_t n)
         a[m - 1] = a[0];
         sift_down_i64(a, 0, m - 1, t);
     }
+}
+
+static int cmp_u32(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t median3(uint32_t x, uint32_t y, uint32_t z)
+{
+    if (x > y) {
+        uint32_t t = x;
+        x = y;
+        y = t;
+    }
+    /* x <= y */
+    return z <= x ? x : z >= y ? y : z;
+}
+
+uint32_t etl_select_u32(uint32_t *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n; /* a[k] is in [lo, hi) */
+    unsigned rounds = 4;
+    for (size_t m = n; m > 1; m >>= 1)
+        rounds += 2;
+    while (hi - lo > 16 && rounds-- > 0) {
+        uint32_t p = median3(a[lo], a[lo + (hi - lo) / 2], a[hi - 1]);
+        /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
+        size_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            uint32_t v = a[i];
+            if (v < p) {
+                a[i++] = a[lt];
+                a[lt++] = v;
+            } else if (v > p) {
+                a[i] = a[--gt];
+                a[gt] = v;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return p;
+    }
+    if (hi - lo > 16) { /* out of rounds */
+        etl_sort(a + lo, hi - lo, sizeof *a, cmp_u32, NULL);
+        return a[k];
+    }
+    for (size_t i = lo + 1; i < hi; i++) { /* a few left: insertion */
+        uint32_t v = a[i];
+        size_t j = i;
+        for (; j > lo && a[j - 1] > v; j--)
+            a[j] = a[j - 1];
+        a[j] = v;
+    }
+    return a[k];
 }

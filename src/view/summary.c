@@ -1193,12 +1193,6 @@ static int next_thread(struct summary *m, struct etl_merge *g, const void **rec,
     }
 }
 
-static int cmp_u32(const void *a, const void *b, void *ctx)
-{
-    (void)ctx;
-    return order(*(const uint32_t *)a, *(const uint32_t *)b);
-}
-
 /* Writes rows slots[0..n) (sorted by thread) to s as a run; 1, 0 when the
  * file fails (what it held before stays), -1 when out of memory. */
 static int write_run(struct summary *m, struct etl_spill *s, const uint32_t *slots, size_t n)
@@ -1296,8 +1290,7 @@ static bool spill_half(struct summary *m)
         m->no_spill = true;
         return true;
     }
-    etl_sort(m->ages, k, sizeof *m->ages, cmp_u32, NULL);
-    uint32_t cut = m->ages[k / 2]; /* the older half: ages at or above */
+    uint32_t cut = etl_select_u32(m->ages, k, k / 2); /* the older half: ages at or above */
     if (cut == 0)
         cut = 1; /* never what was just seen */
     size_t out = 0;

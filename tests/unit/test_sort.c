@@ -1,7 +1,9 @@
 /*
  * Unit tests for the heapsort (src/sort.c): etl_sort on elements of several
  * sizes and etl_sort_i64, against the C library's qsort, on arrays with and
- * without repeated values, of every length up to 70 and some long ones.
+ * without repeated values, of every length up to 70 and some long ones; and
+ * etl_select_u32 against qsort's order, for every k of short arrays and
+ * some k of long ones, among them arrays ordered, reversed and all equal.
  */
 #include <check.h>
 #include <stdbool.h>
@@ -87,6 +89,75 @@ static void check_big(size_t n, bool few)
     free(b);
 }
 
+static int cmp_u32_q(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The shapes of an array of u32 for etl_select_u32. */
+enum shape { RANDOM, FEW, ASCENDING, DESCENDING, EQUAL, ORGAN };
+
+static uint32_t u32_value(enum shape sh, size_t i, size_t n)
+{
+    switch (sh) {
+    case FEW:
+        return (uint32_t)(unit_rand(&rng) % 3);
+    case ASCENDING:
+        return (uint32_t)i;
+    case DESCENDING:
+        return (uint32_t)(n - i);
+    case EQUAL:
+        return 7;
+    case ORGAN: /* up, then down: a median of three's poor case */
+        return (uint32_t)(i < n / 2 ? i : n - i);
+    default:
+        return (uint32_t)unit_rand(&rng);
+    }
+}
+
+/* etl_select_u32(a, n, k) for the given k (every k when all), against the
+ * k-th of a sorted copy; the values are kept, only their order changes. */
+static void check_select(size_t n, enum shape sh, bool all)
+{
+    uint32_t *v = malloc(n * sizeof *v), *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    ck_assert(v && a && b);
+    for (size_t i = 0; i < n; i++)
+        v[i] = b[i] = u32_value(sh, i, n);
+    qsort(b, n, sizeof *b, cmp_u32_q);
+    size_t ks[] = { 0, n / 2, n - 1, n / 3, n / 2 + 1 < n ? n / 2 + 1 : n - 1 };
+    size_t nk = all ? n : sizeof ks / sizeof *ks;
+    for (size_t j = 0; j < nk; j++) {
+        size_t k = all ? j : ks[j];
+        memcpy(a, v, n * sizeof *a);
+        uint32_t got = etl_select_u32(a, n, k);
+        ck_assert_msg(got == b[k], "n %zu shape %d k %zu: %u, want %u", n, (int)sh, k, got, b[k]);
+        qsort(a, n, sizeof *a, cmp_u32_q);
+        ck_assert_msg(memcmp(a, b, n * sizeof *a) == 0, "n %zu shape %d k %zu: values lost", n,
+                      (int)sh, k);
+    }
+    free(v);
+    free(a);
+    free(b);
+}
+
+START_TEST(select_every_short_length)
+{
+    for (size_t n = 1; n <= 70; n++)
+        for (int sh = RANDOM; sh <= ORGAN; sh++)
+            check_select(n, (enum shape)sh, true);
+}
+END_TEST
+
+START_TEST(select_long)
+{
+    for (int sh = RANDOM; sh <= ORGAN; sh++) {
+        check_select(16384, (enum shape)sh, false);
+        check_select(100001, (enum shape)sh, false);
+    }
+}
+END_TEST
+
 START_TEST(i64_every_short_length)
 {
     for (size_t n = 0; n <= 70; n++) {
@@ -159,6 +230,8 @@ int main(void)
 {
     Suite *s = suite_create("sort");
     TCase *tc = tcase_create("sort");
+    tcase_add_test(tc, select_every_short_length);
+    tcase_add_test(tc, select_long);
     tcase_add_test(tc, i64_every_short_length);
     tcase_add_test(tc, i64_long);
     tcase_add_test(tc, generic_every_short_length);
