@@ -46,9 +46,10 @@ XML_SONAME := $(shell objdump -p $(shell $(PKG_CONFIG) --variable=libdir libxml-
                 2>/dev/null | sed -n 's/^ *SONAME *\(libxml2[^ ]*\)$$/\1/p')
 XML_SONAME := $(or $(XML_SONAME),libxml2.so.2)
 endif
-XML_LIBS := -ldl
-# The unit tests read what the XML printer wrote with libxml2 itself.
-XML_LINK := $(shell $(PKG_CONFIG) --libs libxml-2.0) -ldl
+DL_LIBS := -ldl
+# The unit tests and fuzz targets read what the XML printer wrote with
+# libxml2 itself.
+XML_LINK := $(shell $(PKG_CONFIG) --libs libxml-2.0) $(DL_LIBS)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 
@@ -78,7 +79,7 @@ build/libetldump.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 etldump: build/src/main.o build/libetldump.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DL_LIBS)
 
 # The test trace writer shares no code with the library.
 build/tests/gen/%.o: tests/gen/%.c
@@ -128,7 +129,7 @@ build/tests/spill/summary.o: src/view/summary.c
 	$(CC) $(ALL_CPPFLAGS) $(SPILL_DEFS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 build/tests/etldump-spill: build/src/main.o build/tests/spill/summary.o build/libetldump.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DL_LIBS)
 
 # The same, its temporary files taking no rows past twice the input's size
 # (instead of that and 1 GiB), so that tests/sched.sh sees the bound hold.
@@ -137,7 +138,7 @@ build/tests/spillcap/summary.o: src/view/summary.c
 	$(CC) $(ALL_CPPFLAGS) $(SPILL_DEFS) -DSUMMARY_SPILL_SLACK=0u $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 build/tests/etldump-spillcap: build/src/main.o build/tests/spillcap/summary.o build/libetldump.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DL_LIBS)
 
 # etldump again, with a libxml2 that is not there (its xmlsetup.o looks for
 # a file of another name), so that tests/cli.sh sees what a machine without
@@ -149,7 +150,7 @@ build/tests/noxml/xmlsetup.o: src/xmlsetup.c
 	    $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 build/tests/etldump-noxml: build/src/main.o build/tests/noxml/xmlsetup.o build/libetldump.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(XML_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DL_LIBS)
 
 # Fuzz targets (tests/fuzz, see tests/fuzz/README). `make check` replays the
 # corpus and regression inputs through build/fuzz-replay/* (the targets with
@@ -181,7 +182,7 @@ build/fuzz-replay/%: build/fuzz-replay/%.o build/fuzz-replay/driver.o build/libe
 # Cuts seeds for the fuzz targets out of traces read in place (tests/fuzz.sh).
 build/cutseeds: tests/fuzz/cutseeds.c tests/fuzz/fuzz_file.h build/libetldump.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetldump.a $(XML_LIBS)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libetldump.a $(DL_LIBS)
 
 build/mutate: tests/fuzz/mutate.c
 	@mkdir -p $(@D)

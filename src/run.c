@@ -201,10 +201,11 @@ static enum etl_result dump(const struct etl_input *in, const struct etl_view_op
 enum etl_result etl_dump(const struct etl_input *in, const struct etl_view_opts *o,
                          struct etl_printer *p, const struct etl_messages *m)
 {
+    unsigned long refused = etl_xml_refused();
     enum etl_result r = dump(in, o, p, m);
-    /* What needed libxml2 and could not load it (the XML printer, an
-     * EventSource manifest) ended the run as when memory runs out. */
-    if ((r == ETL_RESULT_NOMEM || r == ETL_RESULT_WRITE) && etl_xml_error())
+    /* What needed libxml2 in this run and could not load it (the XML
+     * printer, an EventSource manifest) ended it as when memory runs out. */
+    if (r == ETL_RESULT_NOMEM && etl_xml_refused() != refused)
         r = ETL_RESULT_NO_LIBXML2;
     return r;
 }

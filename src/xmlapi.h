@@ -55,6 +55,9 @@ struct etl_xml_api {
 /* The table (xmlsetup.c); set once, by the first etl_xml_setup. */
 extern struct etl_xml_api etl_xml_api;
 
+/* The names, each for its entry. A name in the list without its line here
+ * would call libxml2 itself and fail to link; a line without its name in the
+ * list names no entry and fails to compile. */
 #ifndef ETL_XML_API_NO_NAMES
 #define xmlMemSetup (*etl_xml_api.xmlMemSetup)
 #define xmlInitParser (*etl_xml_api.xmlInitParser)

@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ struct etl_xml_api etl_xml_api;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool loaded;
 static char why[320];
+static atomic_ulong refused;
 static _Thread_local unsigned long failures;
 
 static void *xml_malloc(size_t n)
@@ -92,16 +94,18 @@ static void load(void)
 bool etl_xml_setup(void)
 {
     pthread_once(&once, load);
-    if (!loaded)
+    if (!loaded) {
+        atomic_fetch_add(&refused, 1);
         return false;
+    }
     etl_xml_api.xmlSetGenericErrorFunc(NULL, silent);
     etl_xml_api.xmlSetStructuredErrorFunc(NULL, silent_structured);
     return true;
 }
 
-const char *etl_xml_error(void)
+unsigned long etl_xml_refused(void)
 {
-    return why[0] ? why : NULL;
+    return atomic_load(&refused);
 }
 
 unsigned long etl_xml_failures(void)
@@ -130,7 +134,7 @@ int etl_library_xml(char *err, size_t cap)
 
 const char *etl_library_xml_error(void)
 {
-    return etl_xml_error();
+    return why[0] ? why : NULL;
 }
 
 void etl_library_end(void)

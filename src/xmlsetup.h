@@ -11,13 +11,13 @@
 
 /* Loads and sets up libxml2 on first use (from any thread: the first call
  * loads it once), then silences libxml2's messages on the calling thread.
- * Returns false when libxml2 could not be loaded (etl_xml_error says why):
- * no libxml2 function may then be called. */
+ * Returns false when libxml2 could not be loaded (etl_library_xml_error
+ * says why): no libxml2 function may then be called. */
 bool etl_xml_setup(void);
 
-/* Why libxml2 could not be loaded, or NULL when it was not tried or was
- * loaded. */
-const char *etl_xml_error(void);
+/* How many calls of etl_xml_setup have returned false, on any thread: a run
+ * that raised it needed libxml2 and went without. */
+unsigned long etl_xml_refused(void);
 
 /* Returns how many of libxml2's allocations have failed on this thread. */
 unsigned long etl_xml_failures(void);

@@ -435,7 +435,7 @@ int etl_manifest_read(const char *xml, size_t len, etl_manifest_fn fn, void *ctx
      * are counted instead, and any ends the run. */
     unsigned long failed = etl_xml_failures();
     if (!etl_xml_setup())
-        return -1; /* libxml2 could not be loaded (etl_xml_error) */
+        return -1; /* libxml2 could not be loaded (etl_library_xml_error) */
     xmlParserCtxtPtr pc = xmlNewParserCtxt();
     xmlDocPtr doc = NULL;
     struct text t = { xml, len };

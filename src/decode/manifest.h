@@ -18,7 +18,7 @@ typedef bool (*etl_manifest_fn)(void *ctx, const uint8_t *tei, size_t n);
 /* Reads the manifest xml[0..len) (UTF-8) and calls fn for each event of
  * each provider it describes whose fields have known types. Returns 1 when
  * read, 0 when it is not a well-formed manifest, -1 when memory ran out, fn
- * asked to stop or libxml2 could not be loaded (etl_xml_error says so). */
+ * asked to stop or libxml2 could not be loaded (etl_xml_setup). */
 int etl_manifest_read(const char *xml, size_t len, etl_manifest_fn fn, void *ctx);
 
 #endif

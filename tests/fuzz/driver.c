@@ -217,7 +217,7 @@ static void run_range(unsigned char *done, size_t from, size_t to)
         failed++;
         say_failed(paths[stop], st);
         memset(done + from, NOT_DONE, stop - from);
-        run_range(done, from, stop); /* ends without a failing input */
+        run_range(done, from, stop); /* all returned once: it should end */
         from = stop + 1;
     }
 }
