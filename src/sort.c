@@ -93,10 +93,15 @@ static uint32_t median3(uint32_t x, uint32_t y, uint32_t z)
 
 uint32_t etl_select_u32(uint32_t *a, size_t n, size_t k)
 {
-    size_t lo = 0, hi = n; /* a[k] is in [lo, hi) */
     unsigned rounds = 4;
     for (size_t m = n; m > 1; m >>= 1)
         rounds += 2;
+    return etl_select_u32_rounds(a, n, k, rounds);
+}
+
+uint32_t etl_select_u32_rounds(uint32_t *a, size_t n, size_t k, unsigned rounds)
+{
+    size_t lo = 0, hi = n; /* a[k] is in [lo, hi) */
     while (hi - lo > 16 && rounds-- > 0) {
         uint32_t p = median3(a[lo], a[lo + (hi - lo) / 2], a[hi - 1]);
         /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */

@@ -28,4 +28,8 @@ void etl_sort_i64(int64_t *a, size_t n);
  * quadratic. */
 uint32_t etl_select_u32(uint32_t *a, size_t n, size_t k);
 
+/* etl_select_u32 with the rounds of partitioning before the heapsort given
+ * (the tests reach the heapsort with few). */
+uint32_t etl_select_u32_rounds(uint32_t *a, size_t n, size_t k, unsigned rounds);
+
 #endif

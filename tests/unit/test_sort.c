@@ -117,8 +117,10 @@ static uint32_t u32_value(enum shape sh, size_t i, size_t n)
 }
 
 /* etl_select_u32(a, n, k) for the given k (every k when all), against the
- * k-th of a sorted copy; the values are kept, only their order changes. */
-static void check_select(size_t n, enum shape sh, bool all)
+ * k-th of a sorted copy; the values are kept, only their order changes.
+ * With rounds below 100, etl_select_u32_rounds with that many rounds of
+ * partitioning before the heapsort. */
+static void check_select_rounds(size_t n, enum shape sh, bool all, unsigned rounds)
 {
     uint32_t *v = malloc(n * sizeof *v), *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
     ck_assert(v && a && b);
@@ -130,8 +132,9 @@ static void check_select(size_t n, enum shape sh, bool all)
     for (size_t j = 0; j < nk; j++) {
         size_t k = all ? j : ks[j];
         memcpy(a, v, n * sizeof *a);
-        uint32_t got = etl_select_u32(a, n, k);
-        ck_assert_msg(got == b[k], "n %zu shape %d k %zu: %u, want %u", n, (int)sh, k, got, b[k]);
+        uint32_t got = rounds < 100 ? etl_select_u32_rounds(a, n, k, rounds) : etl_select_u32(a, n, k);
+        ck_assert_msg(got == b[k], "n %zu shape %d k %zu rounds %u: %u, want %u", n, (int)sh, k,
+                      rounds, got, b[k]);
         qsort(a, n, sizeof *a, cmp_u32_q);
         ck_assert_msg(memcmp(a, b, n * sizeof *a) == 0, "n %zu shape %d k %zu: values lost", n,
                       (int)sh, k);
@@ -139,6 +142,11 @@ static void check_select(size_t n, enum shape sh, bool all)
     free(v);
     free(a);
     free(b);
+}
+
+static void check_select(size_t n, enum shape sh, bool all)
+{
+    check_select_rounds(n, sh, all, 100);
 }
 
 START_TEST(select_every_short_length)
@@ -155,6 +163,19 @@ START_TEST(select_long)
         check_select(16384, (enum shape)sh, false);
         check_select(100001, (enum shape)sh, false);
     }
+}
+END_TEST
+
+/* Out of rounds, the part left is heap-sorted: none at all, or a few
+ * before it. */
+START_TEST(select_heapsort_fallback)
+{
+    for (unsigned rounds = 0; rounds <= 2; rounds++)
+        for (int sh = RANDOM; sh <= ORGAN; sh++) {
+            for (size_t n = 17; n <= 70; n += 53)
+                check_select_rounds(n, (enum shape)sh, true, rounds);
+            check_select_rounds(5000, (enum shape)sh, false, rounds);
+        }
 }
 END_TEST
 
@@ -232,6 +253,7 @@ int main(void)
     TCase *tc = tcase_create("sort");
     tcase_add_test(tc, select_every_short_length);
     tcase_add_test(tc, select_long);
+    tcase_add_test(tc, select_heapsort_fallback);
     tcase_add_test(tc, i64_every_short_length);
     tcase_add_test(tc, i64_long);
     tcase_add_test(tc, generic_every_short_length);
