@@ -103,7 +103,11 @@ uint32_t etl_select_u32_rounds(uint32_t *a, size_t n, size_t k, unsigned rounds)
 {
     size_t lo = 0, hi = n; /* a[k] is in [lo, hi) */
     while (hi - lo > 16 && rounds-- > 0) {
-        uint32_t p = median3(a[lo], a[lo + (hi - lo) / 2], a[hi - 1]);
+        /* The median of the values a quarter, half and three quarters of
+         * the way: the ends would do badly on what a partition leaves of a
+         * sorted array (it rotates the part above the pivot by one). */
+        size_t q = (hi - lo) / 4;
+        uint32_t p = median3(a[lo + q], a[lo + 2 * q], a[hi - 1 - q]);
         /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
         size_t lt = lo, i = lo, gt = hi;
         while (i < gt) {
