@@ -1,11 +1,12 @@
 #!/bin/sh
-# Runs every test: the Check unit programs in build/tests, then the scripts
+# Runs every test: the Check unit programs in build/tests and the scripts
 # (real traces, generated traces, golden outputs, formats, hostile input).
 # With ETLDUMP_QUICK=1 only the quick ones (make check-quick). The scripts
 # run side by side, ETLDUMP_JOBS at a time (default: the processors online,
-# at most 4); each one's log is printed whole, in a fixed order, with the
-# seconds it took. Temporary files go under build/tmp, removed at the end. Prints one closing line
-# "check: N passed, M failed, K skipped".
+# at most 4), the unit programs one job among them; each one's log is
+# printed whole, in a fixed order (the unit programs first), with the
+# seconds it took. Temporary files go under build/tmp, removed at the end.
+# Prints one closing line "check: N passed, M failed, K skipped".
 set -u
 cd "$(dirname "$0")/.." || exit 1
 export TZ=UTC LC_ALL=C
@@ -31,18 +32,27 @@ trap 'rm -rf "$tmpdir"' EXIT
 log=$(mktemp) || exit 1
 quick=${ETLDUMP_QUICK:-}
 
-for t in build/tests/test_*; do
-    [ -x "$t" ] || continue
-    name=$(basename "$t")
-    if "$t" > "$log" 2>&1; then st=ok; else st=FAIL; failed="$failed $name"; fi
-    # Check prints "100%: Checks: 22, Failures: 0, Errors: 0".
-    c=$(sed -n 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' "$log" | tail -n 1)
-    set -- $c 0 0 0
-    pass=$((pass + $1 - $2 - $3)); fail=$((fail + $2 + $3))
-    [ "$st" = FAIL ] && [ "$2" -eq 0 ] && [ "$3" -eq 0 ] && fail=$((fail + 1))
-    echo "$name: $st ($1 checks, $2 failures, $3 errors)"
-    [ "$st" = FAIL ] && sed -n '1,40p' "$log"
-done
+# The unit programs, one after another, as one job beside the scripts:
+# their lines into logs/unit.log, their counts ("PASS FAIL NAMES...") into
+# logs/unit.counts.
+run_units() {
+    upass=0 ufail=0 ufailed=""
+    : > "$logs/unit.log"
+    for t in build/tests/test_*; do
+        [ -x "$t" ] || continue
+        name=$(basename "$t")
+        if "$t" > "$logs/unit.out" 2>&1; then st=ok; else st=FAIL; ufailed="$ufailed $name"; fi
+        # Check prints "100%: Checks: 22, Failures: 0, Errors: 0".
+        c=$(sed -n 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' "$logs/unit.out" | tail -n 1)
+        set -- $c 0 0 0
+        upass=$((upass + $1 - $2 - $3)); ufail=$((ufail + $2 + $3))
+        [ "$st" = FAIL ] && [ "$2" -eq 0 ] && [ "$3" -eq 0 ] && ufail=$((ufail + 1))
+        echo "$name: $st ($1 checks, $2 failures, $3 errors)" >> "$logs/unit.log"
+        [ "$st" = FAIL ] && sed -n '1,40p' "$logs/unit.out" >> "$logs/unit.log"
+    done
+    echo "$upass $ufail$ufailed" > "$logs/unit.counts"
+    : > "$logs/unit.done"
+}
 
 scripts="real switches processes sched golden cli unix names formats export memory edge threads hostile fuzz perf"
 [ -n "$quick" ] && scripts="real golden cli unix names"
@@ -93,15 +103,24 @@ for name in $first $scripts; do
     [ -f "tests/$name.sh" ] && order="$order $name"
 done
 started=0
+order="unit $order"
 for name in $order; do
     while [ "$(find "$logs" -name '*.done' | wc -l)" -le $((started - jobs)) ]; do
         sleep 0.2
     done
-    run_script "$name" &
+    if [ "$name" = unit ]; then run_units & else run_script "$name" & fi
     started=$((started + 1))
 done
 wait
 
+if [ -f "$logs/unit.counts" ]; then
+    cat "$logs/unit.log"
+    read -r p f names < "$logs/unit.counts"
+    pass=$((pass + p)); fail=$((fail + f)); failed="$failed${names:+ $names}"
+else
+    fail=$((fail + 1)); failed="$failed unit"
+    echo "unit: FAIL (no status)"
+fi
 for name in $scripts; do
     [ -f "tests/$name.sh" ] || continue
     if [ ! -f "$logs/$name.rc" ]; then
