@@ -239,6 +239,11 @@ build/manybuf build/peak: build/%: tests/mem/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
+# Whether files are well-formed XML, many in one process (tests/hostile.sh).
+build/xmlwf: tests/xmlwf.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(XML_CFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(XML_LINK)
+
 # The edge cases of tests/edge.sh: crafted files and what a reader must show.
 build/mkedge: tests/edge/mkedge.c
 	@mkdir -p $(@D)
@@ -246,7 +251,8 @@ build/mkedge: tests/edge/mkedge.c
 
 TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate build/cutseeds \
                 build/failalloc.so build/manybuf build/peak build/mkedge build/tests/etldump-spill \
-                build/tests/etldump-spillcap build/tests/etldump-noxml build/fuzz-replay/selftest
+                build/tests/etldump-spillcap build/tests/etldump-noxml build/fuzz-replay/selftest \
+                build/xmlwf
 
 # Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump
 # runs under valgrind memcheck (tests/fuzz/valgrind.sh).

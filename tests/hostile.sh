@@ -6,15 +6,16 @@
 # damaged buffer and trace header fields (build/mutate, tests/fuzz/mutate.c),
 # each run through three of the 20 views and formats of combo() below,
 # which rotate from one input to the next so that every view and format
-# meets every kind of damage (XML and SVG outputs checked with xmllint
-# --noout; -f svg writes nothing for an input it cannot read); with
-# HOSTILE_LONG=1 every input runs through all of them. Every run must end
-# within 10 s with exit status 0, 1 or 3; with 1 or 3, the first message on
-# standard error that is not a warning or a note must start with
-# "etldump: FILE: offset 0x...:", and with 0 it must hold nothing but
-# warnings and notes ("etldump: FILE: warning: ..."). Truncations of
-# files over 256 KiB run --events=all alone; mutants of them are made from the
-# first buffer and a run of whole buffers, 256 KiB at most.
+# meets every kind of damage (XML and SVG outputs checked for
+# well-formedness by libxml2, as xmllint --noout would, through one
+# build/xmlwf for each worker; -f svg writes nothing for an input it
+# cannot read); with HOSTILE_LONG=1 every input runs through all of them.
+# Every run must end within 10 s with exit status 0, 1 or 3; with 1 or 3,
+# the first message on standard error that is not a warning or a note must
+# start with "etldump: FILE: offset 0x...:", and with 0 it must hold nothing
+# but warnings and notes ("etldump: FILE: warning: ..."). Truncations of
+# files over 256 KiB run --events=all alone; mutants of them are made from
+# the first buffer and a run of whole buffers, 256 KiB at most.
 # Usage: tests/hostile.sh ETLDUMP
 # Environment: HOSTILE_MUTANTS (mutants per file, default 40),
 # HOSTILE_OFFSETS (random truncation offsets per file, default 20),
@@ -31,6 +32,7 @@ etldump=$1
 here=$(dirname "$0")
 root=$here/..
 mutate=${MUTATE:-$root/build/mutate}
+xmlwf=${XMLWF:-$root/build/xmlwf}
 mktrace=${MKTRACE:-$root/build/mktrace}
 shared=${ETLDUMP_SHARED:-$root/../shared}
 nmut=${HOSTILE_MUTANTS:-40}
@@ -59,7 +61,7 @@ fi
 export LC_ALL=C TZ=UTC
 
 # The views and formats, one run each: combo N sets the arguments of run N
-# (from 1). The XML and SVG outputs are checked with xmllint. The first is
+# (from 1). The XML and SVG outputs are checked by build/xmlwf. The first is
 # the only run for truncations of big files.
 ncombos=20
 
@@ -69,8 +71,8 @@ if [ ! -x "$mutate" ]; then
     exit 1
 fi
 xml=yes
-if ! command -v xmllint > /dev/null 2>&1; then
-    echo "hostile: xmllint not found: XML output is not checked for well-formedness"
+if [ ! -x "$xmlwf" ] && ! command -v xmllint > /dev/null 2>&1; then
+    echo "hostile: neither $xmlwf nor xmllint found: XML output is not checked for well-formedness"
     xml=no
 fi
 tmp=$(mktemp -d) || exit 1
@@ -137,7 +139,7 @@ worker() {
             ASAN_OPTIONS="${asan_options:+$asan_options:}detect_leaks=$leaks:exitcode=86"
             export ASAN_OPTIONS
         fi
-        timeout 10 "$etldump" "$@" "$cur" > "$w/out" 2> "$w/err"
+        timeout 10 "$etldump" "$@" "$cur" > "$w/out" 2> "$w/err" 3>&- 4<&-
         rc=$?
         case $rc in
         0)
@@ -167,6 +169,29 @@ worker() {
             return 1 ;;
         esac
         return 0
+    }
+
+    # well_formed FILE: whether FILE is well-formed XML, asked of this
+    # worker's build/xmlwf through a pipe (one process for all its checks),
+    # or of xmllint when xmlwf is not built; the reason in $why.
+    why=
+    if [ "$xml" = yes ] && [ -x "$xmlwf" ]; then
+        rm -f "$w.q" "$w.a"
+        mkfifo "$w.q" "$w.a"
+        "$xmlwf" < "$w.q" > "$w.a" &
+        exec 3> "$w.q" 4< "$w.a"
+    fi
+    well_formed() {
+        if [ -x "$xmlwf" ]; then
+            echo "$1" >&3
+            IFS= read -r why <&4 || why="bad: $xmlwf ended"
+            [ "$why" = ok ] && return 0
+            why=${why#bad }
+            return 1
+        fi
+        xmllint --noout --huge "$1" 2> "$w/xerr" && return 0
+        why=$(head -n 1 "$w/xerr")
+        return 1
     }
 
     # combo N: run number N of the list on $cur.
@@ -201,8 +226,8 @@ worker() {
             if [ "$rc" -eq 3 ] && [ ! -s "$w/out" ] && case " $* " in *" svg "*) true ;; *) false ;; esac; then
                 return 0
             fi
-            if [ "$xml" = yes ] && ! xmllint --noout --huge "$w/out" 2> "$w/xerr"; then
-                bad "$src $label ($*): not well-formed: $(head -n 1 "$w/xerr")"
+            if [ "$xml" = yes ] && ! well_formed "$w/out"; then
+                bad "$src $label ($*): not well-formed: $why"
                 return 1
             fi ;;
         esac
@@ -272,6 +297,10 @@ worker() {
             done ;;
         esac
     done < "$tmp/jobs"
+    if [ "$xml" = yes ] && [ -x "$xmlwf" ]; then
+        exec 3>&- 4<&-
+        wait
+    fi
     echo "$pass $fail $ntrunc $nmutants" > "$w.count"
 }
 
