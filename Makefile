@@ -65,7 +65,7 @@ LIB_OBJ = $(LIB_SRC:%.c=build/%.o)
 GEN_SRC = $(filter-out tests/gen/mktrace.c,$(wildcard tests/gen/*.c))
 GEN_OBJ = $(GEN_SRC:%.c=build/%.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
-UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%) build/tests/test_reader_64
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%) build/tests/test_reader_64 build/tests/test_noxml
 
 all: etldump
 
@@ -151,6 +151,15 @@ build/tests/noxml/xmlsetup.o: src/xmlsetup.c
 
 build/tests/etldump-noxml: build/src/main.o build/tests/noxml/xmlsetup.o build/libetldump.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DL_LIBS)
+
+# The library so, under a unit test of its own (not linked with libxml2):
+# the XML printer's refusal when no etl_library_xml came first.
+build/tests/noxml/test_noxml.o: tests/noxml/test_noxml.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+build/tests/test_noxml: build/tests/noxml/test_noxml.o build/tests/noxml/xmlsetup.o build/libetldump.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DL_LIBS)
 
 # Fuzz targets (tests/fuzz, see tests/fuzz/README). `make check` replays the
 # corpus and regression inputs through build/fuzz-replay/* (the targets with
@@ -294,6 +303,7 @@ install: etldump
 -include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) build/src/main.d build/tests/gen/mktrace.d
 -include $(UNIT_SRC:tests/unit/%.c=build/tests/unit/%.d) $(FUZZ_OBJ:.o=.d) \
          build/tests/few/test_reader.d build/tests/few/reader.d build/tests/spill/summary.d \
+         build/tests/noxml/test_noxml.d \
          build/tests/spillcap/summary.d
 -include $(FUZZ_TARGETS:%=build/fuzz-replay/%.d) build/fuzz-replay/driver.d \
          build/fuzz-replay/selftest.d
