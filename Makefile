@@ -152,6 +152,15 @@ build/tests/noxml/xmlsetup.o: src/xmlsetup.c
 build/tests/etldump-noxml: build/src/main.o build/tests/noxml/xmlsetup.o build/libetldump.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DL_LIBS)
 
+# etldump losing a block before main (tests/mem/leak.c): built with a
+# sanitizer, tests/hostile.sh checks that its leak reports fail the runs.
+build/tests/etldump-leak: build/src/main.o build/tests/mem/leak.o build/libetldump.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DL_LIBS)
+
+build/tests/mem/leak.o: tests/mem/leak.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
 # The library so, under a unit test of its own (not linked with libxml2):
 # the XML printer's refusal when no etl_library_xml came first.
 build/tests/noxml/test_noxml.o: tests/noxml/test_noxml.c
@@ -261,7 +270,7 @@ build/mkedge: tests/edge/mkedge.c
 TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate build/cutseeds \
                 build/failalloc.so build/manybuf build/peak build/mkedge build/tests/etldump-spill \
                 build/tests/etldump-spillcap build/tests/etldump-noxml build/fuzz-replay/selftest \
-                build/xmlwf
+                build/xmlwf build/tests/etldump-leak
 
 # Check unit tests (CK_FORK=no), the fuzz replays and a sample of etldump
 # runs under valgrind memcheck (tests/fuzz/valgrind.sh).
@@ -303,7 +312,7 @@ install: etldump
 -include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) build/src/main.d build/tests/gen/mktrace.d
 -include $(UNIT_SRC:tests/unit/%.c=build/tests/unit/%.d) $(FUZZ_OBJ:.o=.d) \
          build/tests/few/test_reader.d build/tests/few/reader.d build/tests/spill/summary.d \
-         build/tests/noxml/test_noxml.d \
+         build/tests/noxml/test_noxml.d build/tests/mem/leak.d \
          build/tests/spillcap/summary.d
 -include $(FUZZ_TARGETS:%=build/fuzz-replay/%.d) build/fuzz-replay/driver.d \
          build/fuzz-replay/selftest.d

@@ -21,8 +21,9 @@
 # HOSTILE_OFFSETS (random truncation offsets per file, default 20),
 # HOSTILE_JOBS (parallel workers, default 2), HOSTILE_KEEP (a directory where
 # failing inputs are kept, default build/hostile-failures), HOSTILE_VIEWS
-# (views and formats per input, 1 to 20, default 3), HOSTILE_LONG=1 (every
-# view and format for every input), HOSTILE_LEAKS_EVERY (built with
+# (views and formats per input, 1 to 20, default 3), HOSTILE_FILES (the
+# inputs, paths apart by spaces, instead of the usual ones), HOSTILE_LONG=1
+# (every view and format for every input), HOSTILE_LEAKS_EVERY (built with
 # AddressSanitizer: the leak check at exit in one run of this many, default
 # 4, 1 for every run; it costs 34 of a run's 76 ms here, and the runs
 # rotate through the views, so that every view is checked for leaks on
@@ -81,11 +82,49 @@ trap 'exit 130' INT TERM
 start=$(date +%s)
 
 # The inputs: bundled samples, real traces in place, a few generated ones.
+# Built with AddressSanitizer, the sweep first shows that it fails the runs
+# of an etldump that leaks (build/tests/etldump-leak, built the same way,
+# which loses a block before main): on one small trace, every run checked
+# for leaks, every input must fail with the sanitizer's report.
+self_pass=0 self_fail=0
+if [ -n "$asan" ] && [ -z "${HOSTILE_SELF:-}" ]; then
+    leaky=$root/build/tests/etldump-leak
+    small=$tmp/small.etl
+    "$mktrace" --quiet --encoding=compact --cpus=1 --switches=30 --buffer-size=1024 --seed=1 \
+        "$small" - 2> /dev/null || small=$root/samples/demo-compact.etl
+    if nm "$leaky" 2>/dev/null | grep -q '__asan_init'; then
+        HOSTILE_SELF=1 HOSTILE_FILES=$small HOSTILE_MUTANTS=1 \
+            HOSTILE_OFFSETS=1 HOSTILE_LEAKS_EVERY=1 HOSTILE_KEEP=$tmp/self-keep \
+            sh "$0" "$leaky" > "$tmp/self.log" 2>&1
+        st=$?
+        last=$(tail -n 1 "$tmp/self.log")
+        if [ "$st" -ne 0 ] && grep -q "a sanitizer's report: .*LeakSanitizer" "$tmp/self.log" &&
+           [ "${last#hostile: 0 passed, }" != "$last" ] && [ "$last" != "hostile: 0 passed, 0 failed" ]; then
+            self_pass=1
+            echo "hostile: a leaking etldump fails every run (${last#hostile: })"
+        else
+            self_fail=1
+            echo "hostile: FAIL: a leaking etldump is not failed by the sweep (exit $st): $last"
+            sed -n '1,5p' "$tmp/self.log"
+        fi
+    else
+        self_fail=1
+        echo "hostile: FAIL: $leaky is not built with AddressSanitizer as $etldump is"
+    fi
+fi
+
+# The inputs: HOSTILE_FILES (paths apart by spaces) or all of the above.
 : > "$tmp/files"
-for f in "$root"/samples/*.etl "$shared"/samples/real/*.etl; do
-    [ -f "$f" ] && echo "$f" >> "$tmp/files"
-done
-if [ -x "$mktrace" ]; then
+if [ -n "${HOSTILE_FILES:-}" ]; then
+    for f in $HOSTILE_FILES; do
+        [ -f "$f" ] && echo "$f" >> "$tmp/files"
+    done
+else
+    for f in "$root"/samples/*.etl "$shared"/samples/real/*.etl; do
+        [ -f "$f" ] && echo "$f" >> "$tmp/files"
+    done
+fi
+if [ -x "$mktrace" ] && [ -z "${HOSTILE_FILES:-}" ]; then
     mkdir -p "$tmp/gen"
     g() { name=$1; shift; "$mktrace" --quiet "$@" "$tmp/gen/$name.etl" - 2> /dev/null &&
           echo "$tmp/gen/$name.etl" >> "$tmp/files"; }
@@ -317,7 +356,7 @@ while [ "$k" -lt "$jobs" ]; do
 done
 wait
 
-pass=0 fail=0 ntrunc=0 nmutants=0
+pass=$self_pass fail=$self_fail ntrunc=0 nmutants=0
 k=0
 while [ "$k" -lt "$jobs" ]; do
     sed -n '1,30p' "$tmp/w$k.log"
