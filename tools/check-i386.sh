@@ -35,8 +35,9 @@ fi
 pc="env PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$lib/pkgconfig pkg-config"
 ldflags="-Wl,--disable-new-dtags,-rpath,$lib:$lib2 -Wl,-rpath-link,$lib:$lib2"
 # Some kernels run no 32-bit programs (IA-32 emulation off). As root, with
-# binfmt_misc, they then run under qemu-i386 (Debian's qemu-user, user-mode
-# emulation of the same i386 code): registered for this run as
+# binfmt_misc, they then run under qemu-i386-static (Debian's
+# qemu-user-static; qemu-user's qemu-i386 when that cannot be had), user-mode
+# emulation of the same i386 code: registered for this run as
 # etldump-i386 and removed when it ends. Without that, the build is still
 # made, every warning an error, and the tests are said not run.
 mkdir -p build
@@ -51,10 +52,14 @@ unregister() {
 }
 emulate() {
     [ "$(id -u)" = 0 ] || return 1
-    if ! command -v qemu-i386 > /dev/null 2>&1 && command -v apt-get > /dev/null 2>&1; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-user > /dev/null 2>&1 || return 1
+    # The statically linked emulator starts a process in about half the
+    # time (38 against 69 ms here), and the suite starts thousands.
+    if ! command -v qemu-i386-static > /dev/null 2>&1 && command -v apt-get > /dev/null 2>&1; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-user-static > /dev/null 2>&1 ||
+            command -v qemu-i386 > /dev/null 2>&1 ||
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-user > /dev/null 2>&1 || return 1
     fi
-    qemu=$(command -v qemu-i386) || return 1
+    qemu=$(command -v qemu-i386-static || command -v qemu-i386) || return 1
     [ -e "$binfmt/register" ] || mount -t binfmt_misc binfmt_misc "$binfmt" 2> /dev/null || return 1
     [ -e "$binfmt/etldump-i386" ] && echo -1 > "$binfmt/etldump-i386"
     # An i386 ELF executable (ET_EXEC or ET_DYN, EM_386); the kernel reads
