@@ -81,7 +81,6 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 start=$(date +%s)
 
-# The inputs: bundled samples, real traces in place, a few generated ones.
 # Built with AddressSanitizer, the sweep first shows that it fails the runs
 # of an etldump that leaks (build/tests/etldump-leak, built the same way,
 # which loses a block before main): on one small trace, every run checked
@@ -113,7 +112,8 @@ if [ -n "$asan" ] && [ -z "${HOSTILE_SELF:-}" ]; then
     fi
 fi
 
-# The inputs: HOSTILE_FILES (paths apart by spaces) or all of the above.
+# The inputs: HOSTILE_FILES (paths apart by spaces), or the bundled samples,
+# the real traces in place and a few generated ones.
 : > "$tmp/files"
 if [ -n "${HOSTILE_FILES:-}" ]; then
     for f in $HOSTILE_FILES; do
@@ -223,7 +223,7 @@ worker() {
     well_formed() {
         if [ -x "$xmlwf" ]; then
             echo "$1" >&3
-            IFS= read -r why <&4 || why="bad: $xmlwf ended"
+            IFS= read -r why <&4 || { why="$xmlwf ended"; return 1; }
             [ "$why" = ok ] && return 0
             why=${why#bad }
             return 1

@@ -29,7 +29,6 @@ tmpdir=$(pwd)/build/tmp
 rm -rf "$tmpdir" && mkdir -p "$tmpdir" || exit 1
 export TMPDIR="$tmpdir"
 trap 'rm -rf "$tmpdir"' EXIT
-log=$(mktemp) || exit 1
 quick=${ETLDUMP_QUICK:-}
 
 # The unit programs, one after another, as one job beside the scripts:
