@@ -391,13 +391,26 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
     return st;
 }
 
+/* Bytes the index reads at once while buffers are small (INDEX_SMALL at
+ * most): the headers of the buffers that follow come from them, a system
+ * call fewer each. Larger buffers have their headers read one by one: the
+ * bytes between them would be copied for nothing. */
+#define INDEX_CHUNK (16u * 1024u)
+#define INDEX_SMALL (4u * 1024u)
+
 /* Indexes the buffers of the file from f->index_at on, reading each header
- * by itself; false when out of memory. */
+ * by itself, or while they are small (read by copying) several at once;
+ * false when out of memory. */
 static bool index_rest(struct etl_file *f)
 {
+    uint8_t chunk[INDEX_CHUNK];
+    uint64_t c_off = 0;
+    size_t c_len = 0;     /* chunk holds the bytes of [c_off, c_off + c_len) */
+    bool small = false;   /* the last buffer indexed was small */
     while (!f->indexed) {
         uint64_t off = f->index_at, left = f->file_size - off;
         uint8_t h[ETL_BUF_HEADER_SIZE];
+        const uint8_t *hp = h;
         enum index_step st = INDEX_END;
         if (off >= f->file_size)
             ; /* the last buffer ended the file */
@@ -406,10 +419,22 @@ static bool index_rest(struct etl_file *f)
                        (unsigned long long)left);
         else if (off >> 48)
             etl_report(f, off, "the file is too large to index past this offset");
-        else if (!read_at(f, h, sizeof h, off))
-            etl_report(f, off, "cannot read buffer header: %s", strerror(errno));
-        else
-            st = index_header(f, h);
+        else {
+            if (small && !f->mem) {
+                if (off < c_off || off - c_off > c_len || c_len - (off - c_off) < sizeof h) {
+                    c_off = off;
+                    c_len = read_upto(f, chunk, left < sizeof chunk ? (size_t)left : sizeof chunk,
+                                      off);
+                }
+                if (off >= c_off && off - c_off <= c_len && c_len - (off - c_off) >= sizeof h)
+                    hp = chunk + (off - c_off);
+            }
+            if (hp == h && !read_at(f, h, sizeof h, off))
+                etl_report(f, off, "cannot read buffer header: %s", strerror(errno));
+            else
+                st = index_header(f, hp);
+            small = f->index_at > off && f->index_at - off <= INDEX_SMALL;
+        }
         if (st == INDEX_NOMEM)
             return false;
         f->indexed = st == INDEX_END;
