@@ -161,8 +161,9 @@ build/tests/mem/leak.o: tests/mem/leak.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-# The library so, under a unit test of its own (not linked with libxml2):
-# the XML printer's refusal when no etl_library_xml came first.
+# The library with that xmlsetup.o (build/tests/noxml), not linked with
+# libxml2, under a unit test of its own: the XML printer's refusal when no
+# etl_library_xml came first.
 build/tests/noxml/test_noxml.o: tests/noxml/test_noxml.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
