@@ -391,6 +391,12 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
     return st;
 }
 
+/* Whether the n bytes at off lie within the len bytes read at start. */
+static bool span_holds(uint64_t start, size_t len, uint64_t off, size_t n)
+{
+    return off >= start && off - start <= len && len - (off - start) >= n;
+}
+
 /* Bytes the index reads at once while buffers are small (INDEX_SMALL at
  * most): the headers of the buffers that follow come from them, a system
  * call fewer each. Larger buffers have their headers read one by one: the
@@ -421,12 +427,12 @@ static bool index_rest(struct etl_file *f)
             etl_report(f, off, "the file is too large to index past this offset");
         else {
             if (small && !f->mem) {
-                if (off < c_off || off - c_off > c_len || c_len - (off - c_off) < sizeof h) {
+                if (!span_holds(c_off, c_len, off, sizeof h)) {
                     c_off = off;
                     c_len = read_upto(f, chunk, left < sizeof chunk ? (size_t)left : sizeof chunk,
                                       off);
                 }
-                if (off >= c_off && off - c_off <= c_len && c_len - (off - c_off) >= sizeof h)
+                if (span_holds(c_off, c_len, off, sizeof h)) /* else a short read: said below */
                     hp = chunk + (off - c_off);
             }
             if (hp == h && !read_at(f, h, sizeof h, off))
@@ -769,8 +775,7 @@ static void read_raw(struct etl_file *f, uint64_t off, size_t want, struct etl_l
         return;
     }
     if (l->windowed) {
-        if (off < l->win_off || off - l->win_off > l->win_len ||
-            l->win_len - (off - l->win_off) < want) {
+        if (!span_holds(l->win_off, l->win_len, off, want)) {
             size_t w = want > WINDOW ? want : WINDOW;
             if (w > f->file_size - off)
                 w = (size_t)(f->file_size - off);
