@@ -124,105 +124,68 @@ struct sw_ctx {
     const struct etl_filter *flt;  /* NULL: every switch */
 };
 
-/* The columns a switch carries by its SW_* flags: the flags from SW_NEW_TID
- * to SW_OLD_QUANTUM are, in order, the columns from new_tid to
- * old_remaining_quantum, SW_OLD_RANK and SW_FLAGS are old_rank and flags
- * (the asserts keep them so). */
-static uint64_t sw_columns(uint32_t h)
+/* A name from lookup, or the number when it has none (written at buf,
+ * which the row reads until it is printed). */
+ETL_INLINE bool put_name(struct etl_cells *c, bool direct, size_t i,
+                         const struct etl_sized_name *name, unsigned num, char *buf, size_t cap)
 {
-    _Static_assert(SW_NEW_TID == 1u << 0 && SW_OLD_PRIORITY == 1u << 1 &&
-                       SW_NEW_PRIORITY == 1u << 2 && SW_OLD_STATE == 1u << 3 &&
-                       SW_OLD_WAIT_REASON == 1u << 4 && SW_OLD_WAIT_MODE == 1u << 5 &&
-                       SW_NEW_WAIT_TIME == 1u << 6 && SW_IDEAL_CPU == 1u << 7 &&
-                       SW_PREV_CSTATE == 1u << 8 && SW_NEW_PRI_DECREMENT == 1u << 9 &&
-                       SW_OLD_QUANTUM == 1u << 10 && SW_OLD_RANK == 1u << 11 &&
-                       SW_FLAGS == 1u << 12,
-                   "the SW_* flags in the order of their columns");
-    _Static_assert(W_OLD_PRIORITY == W_NEW_TID + 1 && W_NEW_PRIORITY == W_NEW_TID + 2 &&
-                       W_OLD_STATE == W_NEW_TID + 3 && W_OLD_WAIT_REASON == W_NEW_TID + 4 &&
-                       W_OLD_WAIT_MODE == W_NEW_TID + 5 && W_NEW_WAIT_TIME == W_NEW_TID + 6 &&
-                       W_IDEAL_CPU == W_NEW_TID + 7 && W_PREV_CSTATE == W_NEW_TID + 8 &&
-                       W_NEW_PRI_DECREMENT == W_NEW_TID + 9 && W_OLD_QUANTUM == W_NEW_TID + 10 &&
-                       W_FLAGS == W_OLD_RANK + 1 && W_COUNT <= ETL_SET_COLS,
-                   "the columns in the order of their SW_* flags");
-    return (uint64_t)(h & 0x7FFu) << W_NEW_TID |
-           (uint64_t)(h >> 11 & 3u) << W_OLD_RANK |
-           (uint64_t)((h & SW_OLD_TID) != 0) << W_OLD_TID;
+    if (name)
+        return etl_cells_str(c, direct, i, name->s, name->n);
+    int n = snprintf(buf, cap, "%u", num);
+    return etl_cells_str(c, direct, i, buf, n > 0 ? (size_t)n : 0);
 }
 
-/* Sets string cell c to a name from lookup, or to the number when it has
- * none. */
-static void put_name(struct etl_value *c, const struct etl_sized_name *name, unsigned num,
-                     char *buf, size_t cap)
+/* Puts every cell a switch carries, left to right; false after a write
+ * error (direct only). Compiled for each value of direct (render_switch_as). */
+ETL_INLINE bool switch_cells(struct etl_cells *c, bool direct, const struct sw_item *x,
+                             const struct sw_ctx *cx, char (*num)[12])
 {
-    if (name) {
-        c->v.str = name->s;
-        c->len = (uint32_t)name->n;
-        return;
-    }
-    snprintf(buf, cap, "%u", num);
-    c->v.str = buf;
-    c->len = 0;
-}
-
-/* Prints the row of one switch, if it passes the filters (pipeline.h: on
- * any of the pipeline's threads). Every cell is filled and the cells the
- * switch carries are given as bits (etl_print_row_set), to the table's own
- * writer of format `as` (a constant: render_switch_csv and the others) when
- * the view may call it. */
-ETL_INLINE int render_switch_as(struct etl_printer *p, const void *item, void *vctx,
-                                enum etl_own_format as)
-{
-    const struct sw_item *x = item;
-    const struct sw_ctx *cx = vctx;
     const struct etl_switch *sw = &x->it.u.sw;
     const struct etl_clock *clk = &cx->clk;
-    /* Filters choose rows only after linking: a compact switch's new
-     * thread came from the next switch on its CPU, shown or not. */
-    if (cx->flt && !switch_matches(cx->flt, clk, sw, &x->wo, &x->wn))
-        return 0;
-    struct etl_value v[W_COUNT];
-    char b1[8], b2[8], b3[8];
     uint32_t h = sw->has;
-    uint64_t set = ETL_SET_BIT(W_CPU) | ETL_SET_BIT(W_TIMESTAMP) | ETL_SET_BIT(W_TIME) | ETL_SET_BIT(W_SOURCE) | sw_columns(h);
-    v[W_CPU].v.u = sw->cpu;
-    v[W_TIMESTAMP].v.i = sw->ts;
-    v[W_TIME].v.i = sw->ts;
-    v[W_OLD_TID].v.u = sw->old_tid;
-    v[W_NEW_TID].v.u = sw->new_tid;
-    v[W_OLD_PRIORITY].v.i = sw->old_priority;
-    v[W_NEW_PRIORITY].v.i = sw->new_priority;
-    if (h & SW_OLD_STATE)
-        put_name(&v[W_OLD_STATE], etl_thread_state_sized(sw->old_state), sw->old_state, b1,
-                 sizeof b1);
-    if (h & SW_OLD_WAIT_REASON)
-        put_name(&v[W_OLD_WAIT_REASON], etl_wait_reason_sized(sw->old_wait_reason),
-                 sw->old_wait_reason, b2, sizeof b2);
-    if (h & SW_OLD_WAIT_MODE)
-        put_name(&v[W_OLD_WAIT_MODE], etl_wait_mode_sized(sw->old_wait_mode),
-                 sw->old_wait_mode, b3, sizeof b3);
-    v[W_NEW_WAIT_TIME].v.u = sw->new_wait_time;
-    v[W_IDEAL_CPU].v.u = sw->ideal_cpu;
-    v[W_PREV_CSTATE].v.u = sw->prev_cstate;
-    v[W_NEW_PRI_DECREMENT].v.i = sw->new_priority_decrement;
-    v[W_OLD_QUANTUM].v.i = sw->old_remaining_quantum;
-    v[W_SOURCE].v.str = sw->source == ETL_SW_COMPACT ? "compact" : "cswitch";
-    v[W_SOURCE].len = 7;
-    if (sw->form < 4) {
-        set |= ETL_SET_BIT(W_COMPACT_FORM);
-        v[W_COMPACT_FORM].v.str = form_names[sw->form].s;
-        v[W_COMPACT_FORM].len = (uint32_t)form_names[sw->form].n;
-    }
-    v[W_OLD_RANK].v.u = sw->old_rank;
-    v[W_FLAGS].v.u = sw->flags;
-    set |= (uint64_t)x->wo.known << W_OLD_PID | (uint64_t)(x->wo.image != NULL) << W_OLD_PROCESS |
-           (uint64_t)x->wn.known << W_NEW_PID | (uint64_t)(x->wn.image != NULL) << W_NEW_PROCESS;
-    v[W_OLD_PID].v.u = x->wo.pid;
-    v[W_OLD_PROCESS].v.str = x->wo.image;
-    v[W_OLD_PROCESS].len = x->wo.image_len;
-    v[W_NEW_PID].v.u = x->wn.pid;
-    v[W_NEW_PROCESS].v.str = x->wn.image;
-    v[W_NEW_PROCESS].len = x->wn.image_len;
+    _Static_assert(W_COUNT <= ETL_SET_COLS, "a switch's cells fit the bits of a row");
+    /* In the order of the columns (the enum above), each at most once. */
+    if (!etl_cells_u(c, direct, W_CPU, sw->cpu) || !etl_cells_i(c, direct, W_TIMESTAMP, sw->ts) ||
+        !etl_cells_i(c, direct, W_TIME, sw->ts) ||
+        ((h & SW_OLD_TID) && !etl_cells_u(c, direct, W_OLD_TID, sw->old_tid)) ||
+        ((h & SW_NEW_TID) && !etl_cells_u(c, direct, W_NEW_TID, sw->new_tid)) ||
+        ((h & SW_OLD_PRIORITY) &&
+         !etl_cells_i(c, direct, W_OLD_PRIORITY, sw->old_priority)) ||
+        ((h & SW_NEW_PRIORITY) &&
+         !etl_cells_i(c, direct, W_NEW_PRIORITY, sw->new_priority)))
+        return false;
+    if (((h & SW_OLD_STATE) &&
+         !put_name(c, direct, W_OLD_STATE, etl_thread_state_sized(sw->old_state),
+                   sw->old_state, num[0], sizeof num[0])) ||
+        ((h & SW_OLD_WAIT_REASON) &&
+         !put_name(c, direct, W_OLD_WAIT_REASON, etl_wait_reason_sized(sw->old_wait_reason),
+                   sw->old_wait_reason, num[1], sizeof num[1])) ||
+        ((h & SW_OLD_WAIT_MODE) &&
+         !put_name(c, direct, W_OLD_WAIT_MODE, etl_wait_mode_sized(sw->old_wait_mode),
+                   sw->old_wait_mode, num[2], sizeof num[2])))
+        return false;
+    if (((h & SW_NEW_WAIT_TIME) &&
+         !etl_cells_u(c, direct, W_NEW_WAIT_TIME, sw->new_wait_time)) ||
+        ((h & SW_IDEAL_CPU) && !etl_cells_u(c, direct, W_IDEAL_CPU, sw->ideal_cpu)) ||
+        ((h & SW_PREV_CSTATE) && !etl_cells_u(c, direct, W_PREV_CSTATE, sw->prev_cstate)) ||
+        ((h & SW_NEW_PRI_DECREMENT) &&
+         !etl_cells_i(c, direct, W_NEW_PRI_DECREMENT, sw->new_priority_decrement)) ||
+        ((h & SW_OLD_QUANTUM) &&
+         !etl_cells_i(c, direct, W_OLD_QUANTUM, sw->old_remaining_quantum)))
+        return false;
+    const char *source = sw->source == ETL_SW_COMPACT ? "compact" : "cswitch";
+    const struct etl_sized_name *form = sw->form < 4 ? &form_names[sw->form] : NULL;
+    if (!etl_cells_str(c, direct, W_SOURCE, source, 7) ||
+        (form && !etl_cells_str(c, direct, W_COMPACT_FORM, form->s, form->n)) ||
+        ((h & SW_OLD_RANK) && !etl_cells_u(c, direct, W_OLD_RANK, sw->old_rank)) ||
+        ((h & SW_FLAGS) && !etl_cells_u(c, direct, W_FLAGS, sw->flags)))
+        return false;
+    const struct etl_who *wo = &x->wo, *wn = &x->wn;
+    if ((wo->known && !etl_cells_u(c, direct, W_OLD_PID, wo->pid)) ||
+        (wo->image && !etl_cells_str(c, direct, W_OLD_PROCESS, wo->image, wo->image_len)) ||
+        (wn->known && !etl_cells_u(c, direct, W_NEW_PID, wn->pid)) ||
+        (wn->image && !etl_cells_str(c, direct, W_NEW_PROCESS, wn->image, wn->image_len)))
+        return false;
     const struct etl_sched_facts *sf = &x->sf;
     int64_t ns = etl_clock_ns(clk, sw->ts);
     uint32_t k = sf->has;
@@ -231,48 +194,69 @@ ETL_INLINE int render_switch_as(struct etl_printer *p, const void *item, void *v
     int64_t from = !(k & ETL_SF_READY) ? 0
                    : (k & ETL_SF_SINCE) && sf->ready_from == sf->since ? since
                                                                       : etl_clock_ns(clk, sf->ready_from);
-    int64_t waited = !(k & ETL_SF_WAITED) || sf->wait_to == sf->wait_from ? 0
-                     : sub_sat(sf->wait_to == sf->ready_from ? from : etl_clock_ns(clk, sf->wait_to),
-                               sf->wait_from == sf->since ? since : etl_clock_ns(clk, sf->wait_from));
-    if (k & ETL_SF_SINCE) {
-        set |= ETL_SET_BIT(W_NEW_SINCE_LAST);
-        v[W_NEW_SINCE_LAST].v.i = sub_sat(ns, since);
-    }
-    if (k & ETL_SF_READY) {
-        set |= ETL_SET_BIT(W_NEW_READY);
-        v[W_NEW_READY].v.i = sub_sat(ns, from);
-    }
+    if ((k & ETL_SF_SINCE) && !etl_cells_i(c, direct, W_NEW_SINCE_LAST, sub_sat(ns, since)))
+        return false;
+    if ((k & ETL_SF_READY) && !etl_cells_i(c, direct, W_NEW_READY, sub_sat(ns, from)))
+        return false;
     if (k & ETL_SF_WAITED) {
-        set |= ETL_SET_BIT(W_NEW_WAITED);
-        v[W_NEW_WAITED].v.i = waited;
+        int64_t waited = 0;
+        if (sf->wait_to != sf->wait_from)
+            waited = sub_sat(sf->wait_to == sf->ready_from ? from : etl_clock_ns(clk, sf->wait_to),
+                             sf->wait_from == sf->since ? since : etl_clock_ns(clk, sf->wait_from));
+        if (!etl_cells_i(c, direct, W_NEW_WAITED, waited))
+            return false;
     }
-    if (k & ETL_SF_READIED) {
-        set |= ETL_SET_BIT(W_READIED_AT) | ETL_SET_BIT(W_READYING_CPU) | ETL_SET_BIT(W_READIED_BY_DPC);
-        v[W_READIED_AT].v.i = sf->readied_at;
-        v[W_READYING_CPU].v.u = sf->readying_cpu;
-        v[W_READIED_BY_DPC].v.u = (sf->ready_flag & ETL_READY_FROM_DPC) ? 1 : 0;
-    }
+    if ((k & ETL_SF_READIED) && (!etl_cells_i(c, direct, W_READIED_AT, sf->readied_at) ||
+                                 !etl_cells_u(c, direct, W_READYING_CPU, sf->readying_cpu)))
+        return false;
     if (k & ETL_SF_READIER) {
         struct etl_who wr;
         etl_procmap_who(cx->map, sf->readying_tid, sf->readied_at, &wr);
-        set |= ETL_SET_BIT(W_READYING_TID) | (uint64_t)wr.known << W_READYING_PID |
-               (uint64_t)(wr.image != NULL) << W_READYING_PROCESS;
-        v[W_READYING_TID].v.u = sf->readying_tid;
-        v[W_READYING_PID].v.u = wr.pid;
-        v[W_READYING_PROCESS].v.str = wr.image;
-        v[W_READYING_PROCESS].len = wr.image_len;
+        if (!etl_cells_u(c, direct, W_READYING_TID, sf->readying_tid) ||
+            (wr.known && !etl_cells_u(c, direct, W_READYING_PID, wr.pid)) ||
+            (wr.image && !etl_cells_str(c, direct, W_READYING_PROCESS, wr.image, wr.image_len)))
+            return false;
     }
-    if (x->it.has_next) {
-        set |= ETL_SET_BIT(W_NEW_RUN);
-        v[W_NEW_RUN].v.i = sub_sat(etl_clock_ns(clk, x->it.next_ts), ns);
+    if ((k & ETL_SF_READIED) &&
+        !etl_cells_u(c, direct, W_READIED_BY_DPC, (sf->ready_flag & ETL_READY_FROM_DPC) ? 1 : 0))
+        return false;
+    return !x->it.has_next ||
+           etl_cells_i(c, direct, W_NEW_RUN, sub_sat(etl_clock_ns(clk, x->it.next_ts), ns));
+}
+
+/* Prints the row of one switch, if it passes the filters (pipeline.h: on
+ * any of the pipeline's threads): its cells straight into a CSV row when
+ * the view may write it (etl_print_csv_own); else every cell, and the
+ * cells the switch carries as bits (etl_print_row_set), to the table's own
+ * writer of format `as` (a constant: render_switch_csv and the others) when
+ * the view may call it. */
+ETL_INLINE int render_switch_as(struct etl_printer *p, const void *item, void *vctx,
+                                enum etl_own_format as)
+{
+    const struct sw_item *x = item;
+    const struct sw_ctx *cx = vctx;
+    /* Filters choose rows only after linking: a compact switch's new
+     * thread came from the next switch on its CPU, shown or not. */
+    if (cx->flt && !switch_matches(cx->flt, &cx->clk, &x->it.u.sw, &x->wo, &x->wn))
+        return 0;
+    char num[3][12]; /* states, reasons and modes without a name */
+    struct etl_cells c;
+    c.p = p;
+    c.cols = switch_cols;
+    if (as == ETL_OWN_CSV && etl_print_csv_own(p, &etl_table_switches)) {
+        if (!etl_csv_row_begin(p, &c.row, W_COUNT, 0) || !switch_cells(&c, true, x, cx, num))
+            return -1;
+        return etl_csv_row_end(p, &c.row, W_COUNT);
     }
-    if (as == ETL_OWN_CSV && etl_print_csv_own(p, &etl_table_switches))
-        return switch_csv_row(p, v, set, 0);
+    struct etl_value v[W_COUNT];
+    c.v = v;
+    c.set = 0;
+    switch_cells(&c, false, x, cx, num); /* cannot fail: nothing is written */
     if (as == ETL_OWN_JSON && etl_print_json_own(p, &etl_table_switches))
-        return switch_json_row(p, v, set);
+        return switch_json_row(p, v, c.set);
     if (as == ETL_OWN_XML && etl_print_xml_own(p, &etl_table_switches))
-        return switch_xml_row(p, v, set);
-    return etl_print_row_set(p, v, set);
+        return switch_xml_row(p, v, c.set);
+    return etl_print_row_set(p, v, c.set);
 }
 
 /* render_switch_as for each format (printer.h: etl_own_format). */
