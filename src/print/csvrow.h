@@ -161,7 +161,7 @@ ETL_INLINE int etl_csv_row_end(struct etl_printer *p, struct etl_csv_row *r, siz
  * table's own JSON or XML writer. A view compiles the function that puts
  * its cells once for each value of direct (a constant where it is
  * inlined): compact switches to CSV 1,373 instructions a switch through
- * the array and the table's writer, 1,250 straight (callgrind). */
+ * the array and the table's writer, 1,249 straight (callgrind). */
 struct etl_cells {
     struct etl_printer *p;
     const struct etl_column *cols;
@@ -176,7 +176,7 @@ ETL_INLINE bool etl_cells_put(struct etl_cells *c, bool direct, size_t i, struct
     if (direct)
         return etl_csv_row_cell(c->p, &c->row, i, c->cols[i].type, &val);
     c->v[i] = val;
-    c->set |= (uint64_t)1 << i;
+    c->set |= ETL_SET_BIT(i);
     return true;
 }
 
