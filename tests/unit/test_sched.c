@@ -73,7 +73,7 @@ static struct etl_sched_facts take(struct etl_sched *s, struct etl_sched_item it
     struct etl_sched_facts f;
     memset(&f, 0xAB, sizeof f);
     /* Failing by hand: a ck_assert passed costs Check a message to its
-     * parent process, and some tests take a million items. */
+     * parent process, and the bounded test takes 786,000 items. */
     if (!etl_sched_take(s, &it, NULL, NULL, &f))
         ck_abort_msg("etl_sched_take failed");
     return f;
