@@ -124,6 +124,10 @@ struct sw_ctx {
     const struct etl_filter *flt;  /* NULL: every switch */
 };
 
+/* Bytes for a state, reason or mode without a name: "%u" of a 32-bit
+ * value (10 digits at most) and its NUL. */
+#define SW_NUM_CAP 12
+
 /* A name from lookup, or the number when it has none (written at buf,
  * which the row reads until it is printed). */
 ETL_INLINE bool put_name(struct etl_cells *c, bool direct, size_t i,
@@ -138,7 +142,7 @@ ETL_INLINE bool put_name(struct etl_cells *c, bool direct, size_t i,
 /* Puts every cell a switch carries, left to right; false after a write
  * error (direct only). Compiled for each value of direct (render_switch_as). */
 ETL_INLINE bool switch_cells(struct etl_cells *c, bool direct, const struct sw_item *x,
-                             const struct sw_ctx *cx, char (*num)[12])
+                             const struct sw_ctx *cx, char (*num)[SW_NUM_CAP])
 {
     const struct etl_switch *sw = &x->it.u.sw;
     const struct etl_clock *clk = &cx->clk;
@@ -239,7 +243,7 @@ ETL_INLINE int render_switch_as(struct etl_printer *p, const void *item, void *v
      * thread came from the next switch on its CPU, shown or not. */
     if (cx->flt && !switch_matches(cx->flt, &cx->clk, &x->it.u.sw, &x->wo, &x->wn))
         return 0;
-    char num[3][12]; /* states, reasons and modes without a name */
+    char num[3][SW_NUM_CAP]; /* states, reasons and modes without a name */
     struct etl_cells c;
     c.p = p;
     c.cols = switch_cols;
