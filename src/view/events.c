@@ -228,48 +228,30 @@ static uint64_t header_columns(uint32_t flags)
     return set;
 }
 
-/* Prints the row of one event: its payload decoded here, any damage in it
- * reported through the pipeline (on any of its threads); through the
- * table's own writer of format `as` (a constant: render_event_csv and the
- * others) when the view may call it. */
-ETL_INLINE int render_event_as(struct etl_printer *p, const void *item, void *vctx,
-                               struct etl_pipe_job *job, enum etl_own_format as)
+/* Fills v with every cell of an event's row as event_cells writes them,
+ * for the table's own JSON and XML writers and the printers' row loop;
+ * returns the cells it carries as bits (etl_print_row_set). Every cell is
+ * stored and the bits made from the flags, without a branch a cell. */
+ETL_INLINE uint64_t event_values(struct etl_value *v, const struct etl_event *ev,
+                               const struct etl_value *pt, const char *name, size_t name_len,
+                               const void *fields)
 {
-    const struct ev_item *it = item;
-    const struct events_ctx *x = vctx;
-    const struct etl_event *ev = &it->ev;
-    struct etl_value v[E_COUNT];
-    uint64_t set = ETL_SET_BIT(E_CPU) | ETL_SET_BIT(E_HEADER_TYPE) | ETL_SET_BIT(E_SIZE) | ETL_SET_BIT(E_BUFFER_OFFSET) |
-                   ETL_SET_BIT(E_EVENT_OFFSET) | header_columns(ev->flags);
-    if (it->pt) {
-        memcpy(v + PT_FIRST, it->pt, PT_COUNT * sizeof *it->pt);
+    uint64_t set = ETL_SET_BIT(E_CPU) | ETL_SET_BIT(E_HEADER_TYPE) | ETL_SET_BIT(E_SIZE) |
+                   ETL_SET_BIT(E_BUFFER_OFFSET) | ETL_SET_BIT(E_EVENT_OFFSET) |
+                   header_columns(ev->flags);
+    if (pt) {
+        memcpy(v + PT_FIRST, pt, PT_COUNT * sizeof *pt);
         for (size_t i = 0; i < PT_COUNT; i++)
-            set |= (uint64_t)it->pt[i].set << (PT_FIRST + i);
+            set |= (uint64_t)pt[i].set << (PT_FIRST + i);
     }
-    const char *name = it->name;
-    bool own = false;
-    /* The copy has no payload but the header fields event_row judged by:
-     * etl_payload_name takes the same way as it would have there, and
-     * never reaches for the payload (etl_meta_maybe_manifest was false). */
-    if (it->name_later)
-        name = etl_payload_name_own(x->dec[job->thread], ev, &own);
-    if (!x->o->no_fields) {
-        struct etl_payload *dec = x->dec[job->thread];
-        size_t at;
-        if (etl_payload_decode(dec, ev, &name, &at) == ETL_FDEC_DAMAGED && !it->pt_problem) {
-            /* Once per event: a Process or Thread record reported its own. */
-            char what[ETL_PAYLOAD_NAME_MAX + 128], msg[320];
-            snprintf(what, sizeof what, "%s: %s", name ? name : "event",
-                     dec->why ? dec->why : "payload field runs past the end of the event");
-            etl_pipe_report(job, etl_event_problem(ev, at, what, msg, sizeof msg), msg);
-        }
-        v[E_FIELDS].v.p = &dec->fields;
+    if (fields) {
+        v[E_FIELDS].v.p = fields;
         set |= ETL_SET_BIT(E_FIELDS);
     }
     if (name) {
         set |= ETL_SET_BIT(E_EVENT_NAME);
         v[E_EVENT_NAME].v.str = name;
-        v[E_EVENT_NAME].len = own ? ETL_CELL_PLAIN : 0; /* measured by the printer */
+        v[E_EVENT_NAME].len = (uint32_t)name_len;
     }
     v[E_CPU].v.u = ev->cpu;
     v[E_TIMESTAMP].v.i = ev->ts;
@@ -286,10 +268,100 @@ ETL_INLINE int render_event_as(struct etl_printer *p, const void *item, void *vc
     v[E_TIME].v.i = ev->ts;
     v[E_BUFFER_OFFSET].v.u = ev->buffer_offset;
     v[E_EVENT_OFFSET].v.u = ev->event_offset;
+    return set;
+}
+
+/* Writes every cell of an event's row straight into the CSV row c (begun:
+ * print/csvrow.h, etl_cells), left to right: what its header carries by
+ * its ETL_EV_* flags (as header_columns says), its Process and Thread
+ * cells pt (NULL: none), its name (name_len as a cell's len) and its
+ * decoded fields (NULL: none); false after a write error. */
+ETL_INLINE bool event_cells(struct etl_cells *c, const struct etl_event *ev,
+                            const struct etl_value *pt, const char *name, size_t name_len,
+                            const void *fields)
+{
+    const bool direct = true;
+    uint32_t fl = ev->flags;
+    bool ts = (fl & ETL_EV_TS) != 0, thread = (fl & ETL_EV_TID) != 0;
+    struct etl_value guid = { .v.g = ev->guid };
+    if (!etl_cells_u(c, direct, E_CPU, ev->cpu) ||
+        (ts && !etl_cells_i(c, direct, E_TIMESTAMP, ev->ts)) ||
+        !etl_cells_str(c, direct, E_HEADER_TYPE, etl_kind_name(ev->kind),
+                       etl_kind_name_len(ev->kind)) ||
+        ((fl & ETL_EV_HOOK) && !etl_cells_u(c, direct, E_HOOK_ID, ev->hook_id)) ||
+        ((fl & ETL_EV_GUID) && !etl_cells_put(c, direct, E_PROVIDER, guid)) ||
+        ((fl & ETL_EV_EVENT_ID) && !etl_cells_u(c, direct, E_EVENT_ID, ev->event_id)) ||
+        ((fl & ETL_EV_OPCODE) && !etl_cells_u(c, direct, E_OPCODE, ev->opcode)) ||
+        ((fl & ETL_EV_VERSION) && !etl_cells_u(c, direct, E_VERSION, ev->version)) ||
+        (thread && (!etl_cells_u(c, direct, E_TID, ev->tid) ||
+                    !etl_cells_u(c, direct, E_PID, ev->pid))) ||
+        !etl_cells_u(c, direct, E_SIZE, ev->size) ||
+        (ts && !etl_cells_i(c, direct, E_TIME, ev->ts)) ||
+        !etl_cells_u(c, direct, E_BUFFER_OFFSET, ev->buffer_offset) ||
+        !etl_cells_u(c, direct, E_EVENT_OFFSET, ev->event_offset))
+        return false;
+    for (size_t i = 0; pt && i < PT_COUNT; i++)
+        if (pt[i].set && !etl_cells_put(c, direct, PT_FIRST + i, pt[i]))
+            return false;
+    struct etl_value fv = { .v.p = fields };
+    return (!name || etl_cells_str(c, direct, E_EVENT_NAME, name, name_len)) &&
+           (!fields || etl_cells_put(c, direct, E_FIELDS, fv));
+}
+
+/* Writes the CSV row of an event straight into the output (etl_cells),
+ * the table of ncols columns (E_FIELDS or E_COUNT, a constant where it is
+ * inlined); the status of etl_print_status, or -1 after a write error. */
+ETL_INLINE int event_csv_direct(struct etl_printer *p, size_t ncols, const struct etl_event *ev,
+                                const struct etl_value *pt, const char *name, size_t name_len,
+                                const void *fields)
+{
+    struct etl_cells c;
+    c.p = p;
+    c.cols = event_cols;
+    if (!etl_csv_row_begin(p, &c.row, ncols, 0) ||
+        !event_cells(&c, ev, pt, name, name_len, fields))
+        return -1;
+    return etl_csv_row_end(p, &c.row, ncols);
+}
+
+/* Prints the row of one event: its payload decoded here, any damage in it
+ * reported through the pipeline (on any of its threads); its cells straight
+ * into a CSV row when the view may write the table's rows
+ * (etl_print_csv_own), else through the table's own writer of format `as`
+ * (a constant: render_event_csv and the others) when the view may call it. */
+ETL_INLINE int render_event_as(struct etl_printer *p, const void *item, void *vctx,
+                               struct etl_pipe_job *job, enum etl_own_format as)
+{
+    const struct ev_item *it = item;
+    const struct events_ctx *x = vctx;
+    const struct etl_event *ev = &it->ev;
+    const char *name = it->name;
+    bool own = false;
+    /* The copy has no payload but the header fields event_row judged by:
+     * etl_payload_name takes the same way as it would have there, and
+     * never reaches for the payload (etl_meta_maybe_manifest was false). */
+    if (it->name_later)
+        name = etl_payload_name_own(x->dec[job->thread], ev, &own);
+    const void *fields = NULL;
+    if (!x->o->no_fields) {
+        struct etl_payload *dec = x->dec[job->thread];
+        size_t at;
+        if (etl_payload_decode(dec, ev, &name, &at) == ETL_FDEC_DAMAGED && !it->pt_problem) {
+            /* Once per event: a Process or Thread record reported its own. */
+            char what[ETL_PAYLOAD_NAME_MAX + 128], msg[320];
+            snprintf(what, sizeof what, "%s: %s", name ? name : "event",
+                     dec->why ? dec->why : "payload field runs past the end of the event");
+            etl_pipe_report(job, etl_event_problem(ev, at, what, msg, sizeof msg), msg);
+        }
+        fields = &dec->fields;
+    }
+    size_t name_len = own ? ETL_CELL_PLAIN : 0; /* measured by the printer */
     if (as == ETL_OWN_CSV && etl_print_csv_own(p, &events_no_fields))
-        return event_csv_row_no_fields(p, v, set, 0);
+        return event_csv_direct(p, E_FIELDS, ev, it->pt, name, name_len, NULL);
     if (as == ETL_OWN_CSV && etl_print_csv_own(p, &etl_table_events))
-        return event_csv_row(p, v, set, 0);
+        return event_csv_direct(p, E_COUNT, ev, it->pt, name, name_len, fields);
+    struct etl_value v[E_COUNT];
+    uint64_t set = event_values(v, ev, it->pt, name, name_len, fields);
     if (as == ETL_OWN_JSON && etl_print_json_own(p, &events_no_fields))
         return event_json_row_no_fields(p, v, set);
     if (as == ETL_OWN_JSON && etl_print_json_own(p, &etl_table_events))
