@@ -19,6 +19,9 @@
 #              (skipped with one message at its processor field);
 #   clockback  time going back inside one CPU's buffers: every switch, each
 #              CPU's in its stream order, no run of negative length;
+#   farclock   switches 2^62 ticks before the trace's start and 2^61 after
+#              it: their times and the durations between them saturated
+#              at the ends of the int64 range of nanoseconds, not wrapped;
 #   clock-*    each clock type and PerfFreq 0, negative, INT64_MIN and huge:
 #              rel = ticks since the header event / frequency and abs =
 #              StartTime + that, in CSV, JSON and XML (a frequency of 0 or
@@ -292,6 +295,18 @@ if gen clockback clockback; then
     run clockback summary --summary -f csv && {
         if grep -q ',-[0-9]' "$tmp/out"; then bad "clockback: a negative figure in --summary: $(grep -m1 ',-[0-9]' "$tmp/out")"
         else ok; fi
+    }
+fi
+
+# ---- times and durations past the int64 range of nanoseconds -------------------------
+if gen farclock farclock; then
+    views farclock
+    switches farclock
+    # Saturated at the ends of the range, not wrapped round.
+    run farclock all-switches -f csv && {
+        cols "$tmp/out" timestamp time new_since_last new_run > "$tmp/got.far"
+        tagged farclock far | cmp -s - "$tmp/got.far" && ok ||
+            bad "farclock: $(tagged farclock far | diff - "$tmp/got.far" | sed -n 2,3p | tr '\n' ' ')"
     }
 fi
 

@@ -779,6 +779,28 @@ static void case_clockback(struct w *w, const char *arg)
     }
 }
 
+/* Switches so far from T0 on either side that their times in nanoseconds
+ * leave the int64 range (10 MHz): the times saturate to its ends, and so
+ * do the durations between them (TID 100 switched out 2^62 ticks before
+ * T0, back in 2^61 ticks after it), never wrapping round. */
+static void case_farclock(struct w *w, const char *arg)
+{
+    (void)arg;
+    w->cpus = 1;
+    w_start(w, 1024);
+    int64_t a = w->t0 - ((int64_t)1 << 62), b = w->t0 + ((int64_t)1 << 61), c = b + 10;
+    buf_next(w, 0);
+    ev_cswitch(w, a, 100, 104);
+    ev_cswitch(w, b, 104, 100);
+    ev_cswitch(w, c, 100, 108);
+    buf_end(w);
+    /* timestamp, time, new_since_last, new_run */
+    const char *min = "-9223372036.854775808", *max = "9223372036.854775807";
+    fprintf(w->exp, "far %" PRId64 ",%s,,%s\n", a, min, max);
+    fprintf(w->exp, "far %" PRId64 ",%s,%s,0.000000000\n", b, max, max);
+    fprintf(w->exp, "far %" PRId64 ",%s,,\n", c, max);
+}
+
 /* Switches at chosen distances from T0, and their times as the reader must
  * show them at frequency f (the clock's), from a StartTime of w->start. */
 static void timed_switches(struct w *w, int64_t f, const uint64_t *deltas, int n)
@@ -1255,6 +1277,7 @@ static const struct {
     { "cpus", case_cpus },
     { "clockback", case_clockback },
     { "clock", case_clock },
+    { "farclock", case_farclock },
     { "seq", case_seq },
     { "circular", case_circular },
     { "oddsize", case_oddsize },
