@@ -77,12 +77,19 @@ static const struct etl_sized_name form_names[] = {
 };
 
 /* Returns a - b, saturated: hostile timestamps convert to the ends of the
- * int64 range. */
+ * int64 range (tests/edge.sh, farclock). With gcc and clang, the
+ * subtraction and the processor's overflow flag. */
 static int64_t sub_sat(int64_t a, int64_t b)
 {
-    if (b < 0 ? a > INT64_MAX + b : a < INT64_MIN + b)
-        return b < 0 ? INT64_MAX : INT64_MIN;
-    return a - b;
+#if defined(__GNUC__)
+    int64_t r;
+    if (!__builtin_sub_overflow(a, b, &r))
+        return r;
+#else
+    if (!(b < 0 ? a > INT64_MAX + b : a < INT64_MIN + b))
+        return a - b;
+#endif
+    return b < 0 ? INT64_MAX : INT64_MIN;
 }
 
 /* Returns true if a switch passes the filters: its processor and time, and
