@@ -97,6 +97,10 @@ struct events_ctx {
     char *text;                    /* its strings */
     size_t text_cap;
     int rc;
+    /* etl_kind_name and etl_kind_name_len of each header kind, and of
+     * any other last: looked up here by every row, not called. */
+    const char *kind_name[ETL_KIND_COUNT + 1];
+    uint8_t kind_len[ETL_KIND_COUNT + 1];
 };
 
 /* Makes room for n bytes of converted strings; false when out of memory. */
@@ -232,10 +236,11 @@ static uint64_t header_columns(uint32_t flags)
  * for the table's own JSON and XML writers and the printers' row loop;
  * returns the cells it carries as bits (etl_print_row_set). Every cell is
  * stored and the bits made from the flags, without a branch a cell. */
-ETL_INLINE uint64_t event_values(struct etl_value *v, const struct etl_event *ev,
-                               const struct etl_value *pt, const char *name, size_t name_len,
-                               const void *fields)
+ETL_INLINE uint64_t event_values(struct etl_value *v, const struct events_ctx *x,
+                               const struct etl_event *ev, const struct etl_value *pt,
+                               const char *name, size_t name_len, const void *fields)
 {
+    unsigned kind = ev->kind < ETL_KIND_COUNT ? ev->kind : ETL_KIND_COUNT;
     uint64_t set = ETL_SET_BIT(E_CPU) | ETL_SET_BIT(E_HEADER_TYPE) | ETL_SET_BIT(E_SIZE) |
                    ETL_SET_BIT(E_BUFFER_OFFSET) | ETL_SET_BIT(E_EVENT_OFFSET) |
                    header_columns(ev->flags);
@@ -255,8 +260,8 @@ ETL_INLINE uint64_t event_values(struct etl_value *v, const struct etl_event *ev
     }
     v[E_CPU].v.u = ev->cpu;
     v[E_TIMESTAMP].v.i = ev->ts;
-    v[E_HEADER_TYPE].v.str = etl_kind_name(ev->kind);
-    v[E_HEADER_TYPE].len = (uint32_t)etl_kind_name_len(ev->kind);
+    v[E_HEADER_TYPE].v.str = x->kind_name[kind];
+    v[E_HEADER_TYPE].len = x->kind_len[kind];
     v[E_HOOK_ID].v.u = ev->hook_id;
     v[E_PROVIDER].v.g = ev->guid;
     v[E_EVENT_ID].v.u = ev->event_id;
@@ -276,18 +281,18 @@ ETL_INLINE uint64_t event_values(struct etl_value *v, const struct etl_event *ev
  * its ETL_EV_* flags (as header_columns says), its Process and Thread
  * cells pt (NULL: none), its name (name_len as a cell's len) and its
  * decoded fields (NULL: none); false after a write error. */
-ETL_INLINE bool event_cells(struct etl_cells *c, const struct etl_event *ev,
-                            const struct etl_value *pt, const char *name, size_t name_len,
-                            const void *fields)
+ETL_INLINE bool event_cells(struct etl_cells *c, const struct events_ctx *x,
+                            const struct etl_event *ev, const struct etl_value *pt,
+                            const char *name, size_t name_len, const void *fields)
 {
     const bool direct = true;
+    unsigned kind = ev->kind < ETL_KIND_COUNT ? ev->kind : ETL_KIND_COUNT;
     uint32_t fl = ev->flags;
     bool ts = (fl & ETL_EV_TS) != 0, thread = (fl & ETL_EV_TID) != 0;
     struct etl_value guid = { .v.g = ev->guid };
     if (!etl_cells_u(c, direct, E_CPU, ev->cpu) ||
         (ts && !etl_cells_i(c, direct, E_TIMESTAMP, ev->ts)) ||
-        !etl_cells_str(c, direct, E_HEADER_TYPE, etl_kind_name(ev->kind),
-                       etl_kind_name_len(ev->kind)) ||
+        !etl_cells_str(c, direct, E_HEADER_TYPE, x->kind_name[kind], x->kind_len[kind]) ||
         ((fl & ETL_EV_HOOK) && !etl_cells_u(c, direct, E_HOOK_ID, ev->hook_id)) ||
         ((fl & ETL_EV_GUID) && !etl_cells_put(c, direct, E_PROVIDER, guid)) ||
         ((fl & ETL_EV_EVENT_ID) && !etl_cells_u(c, direct, E_EVENT_ID, ev->event_id)) ||
@@ -311,7 +316,8 @@ ETL_INLINE bool event_cells(struct etl_cells *c, const struct etl_event *ev,
 /* Writes the CSV row of an event straight into the output (etl_cells),
  * the table of ncols columns (E_FIELDS or E_COUNT, a constant where it is
  * inlined); the status of etl_print_status, or -1 after a write error. */
-ETL_INLINE int event_csv_direct(struct etl_printer *p, size_t ncols, const struct etl_event *ev,
+ETL_INLINE int event_csv_direct(struct etl_printer *p, size_t ncols,
+                                const struct events_ctx *x, const struct etl_event *ev,
                                 const struct etl_value *pt, const char *name, size_t name_len,
                                 const void *fields)
 {
@@ -319,7 +325,7 @@ ETL_INLINE int event_csv_direct(struct etl_printer *p, size_t ncols, const struc
     c.p = p;
     c.cols = event_cols;
     if (!etl_csv_row_begin(p, &c.row, ncols, 0) ||
-        !event_cells(&c, ev, pt, name, name_len, fields))
+        !event_cells(&c, x, ev, pt, name, name_len, fields))
         return -1;
     return etl_csv_row_end(p, &c.row, ncols);
 }
@@ -357,11 +363,11 @@ ETL_INLINE int render_event_as(struct etl_printer *p, const void *item, void *vc
     }
     size_t name_len = own ? ETL_CELL_PLAIN : 0; /* measured by the printer */
     if (as == ETL_OWN_CSV && etl_print_csv_own(p, &events_no_fields))
-        return event_csv_direct(p, E_FIELDS, ev, it->pt, name, name_len, NULL);
+        return event_csv_direct(p, E_FIELDS, x, ev, it->pt, name, name_len, NULL);
     if (as == ETL_OWN_CSV && etl_print_csv_own(p, &etl_table_events))
-        return event_csv_direct(p, E_COUNT, ev, it->pt, name, name_len, fields);
+        return event_csv_direct(p, E_COUNT, x, ev, it->pt, name, name_len, fields);
     struct etl_value v[E_COUNT];
-    uint64_t set = event_values(v, ev, it->pt, name, name_len, fields);
+    uint64_t set = event_values(v, x, ev, it->pt, name, name_len, fields);
     if (as == ETL_OWN_JSON && etl_print_json_own(p, &events_no_fields))
         return event_json_row_no_fields(p, v, set);
     if (as == ETL_OWN_JSON && etl_print_json_own(p, &etl_table_events))
@@ -513,6 +519,10 @@ int etl_view_events(struct etl_printer *p, struct etl_file *f,
     x.o = o;
     x.flt = etl_filter_any(o->filter) ? o->filter : NULL;
     x.clk = etl_file_clock(f);
+    for (unsigned k = 0; k <= ETL_KIND_COUNT; k++) {
+        x.kind_name[k] = etl_kind_name(k);
+        x.kind_len[k] = (uint8_t)etl_kind_name_len(k);
+    }
     /* --process needs the image of an event's process at its time: the
      * thread -> process map (this view reports the records itself). */
     if (x.flt && x.flt->nprocess) {
