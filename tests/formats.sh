@@ -6,8 +6,10 @@
 # every JSON line is one JSON object (jq); the CSV is strict RFC 4180 (quotes
 # only at field start and doubled inside, LF line ends (CRLF with --crlf),
 # one field count throughout);
-# CSV records = JSON lines + 1 header = XML row elements + 1; and two
-# columns per view hold the same values in CSV, JSON and XML.
+# CSV records = JSON lines + 1 header = XML row elements + 1; every row
+# carries the same cells in CSV and JSON (its non-empty columns, its keys
+# with non-empty values); and two columns per view hold the same values in
+# CSV, JSON and XML.
 # Prints one line per failure, then "formats: N passed, M failed".
 # Usage: tests/formats.sh ETLDUMP FILE...
 set -u
@@ -41,6 +43,8 @@ trap 'exit 1' INT TERM
 
 # Strict RFC 4180 reader. Without col: prints the number of records. With
 # col=NAME: prints that column of every record after the header, one a line.
+# With set=1: prints, for every record after the header, the names of its
+# columns that are not empty, apart by commas.
 # With crlf=1 records end in CRLF, else in LF. Complains on stderr and exits
 # 1 at the first violation. (The caller checks that the input ends in a line
 # end: awk cannot see a missing last newline.)
@@ -69,6 +73,18 @@ function end_record(    k) {
                 fail("no column " col)
         } else {
             print fields[colidx]
+        }
+    }
+    if (set) {
+        if (nrec == 1) {
+            for (k = 1; k <= nfields; k++)
+                names[k] = fields[k]
+        } else {
+            out = ""
+            for (k = 1; k <= nfields; k++)
+                if (fields[k] != "")
+                    out = out (out == "" ? "" : ",") names[k]
+            print out
         }
     }
     nfields = 0
@@ -136,7 +152,7 @@ END {
         exit 1
     if (inq)
         fail("end of input inside a quoted field")
-    if (col == "")
+    if (col == "" && !set)
         print nrec
 }
 EOF
@@ -255,6 +271,19 @@ check_view() {
         ok
     else
         bad "$name: $xml_rows <$elem> elements for $json_lines JSON lines"
+    fi
+
+    # The cells each row carries: the CSV's non-empty columns are the JSON
+    # object's keys whose values are not empty (a view may put its CSV
+    # cells one way and its JSON cells another).
+    awk -v set=1 -v crlf=0 -f "$tmp/csv.awk" "$o.csv" > "$tmp/set.csv" 2>/dev/null
+    jq -r '[to_entries[] | select(.value != "" and .value != null) | .key] | join(",")' \
+        "$o.json" > "$tmp/set.json" 2>/dev/null
+    if cmp -s "$tmp/set.csv" "$tmp/set.json"; then
+        ok
+    else
+        bad "$name: the cells of a row differ between CSV and JSON:" \
+            "$(diff "$tmp/set.csv" "$tmp/set.json" | sed -n 2,3p | tr '\n' ' ')"
     fi
 
     # Values.
