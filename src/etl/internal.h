@@ -96,6 +96,9 @@ struct etl_loaded {
     const uint8_t *raw;       /* read by copying: the buffer's first have bytes, */
     size_t have;              /* read with its header, in zin or in win */
     bool windowed;            /* loads come in file order: read several at once */
+    size_t span;              /* else, when not 0: bytes to read at once from a
+                               * buffer on, into win (a CPU's stream of small
+                               * buffers close together: stream.c) */
     uint8_t *win;             /* then the bytes of [win_off, win_off + win_len) */
     size_t wcap, win_len;
     uint64_t win_off;
@@ -125,6 +128,10 @@ bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zl
                     size_t out, uint8_t **mem, size_t *cap, enum etl_lz77_status *st,
                     size_t *used);
 bool etl_ahead_stop(struct etl_ahead *a);
+
+/* Bytes of the buffer at off that loading it reads with its header when
+ * the file is read by copying. */
+size_t etl_first_read(const struct etl_file *f, uint64_t off);
 
 /* Reads index entry e (an element of f->ents) into l (decompressing it);
  * false after reporting a problem. */

@@ -763,8 +763,8 @@ static void copy_failed(struct etl_file *f, uint64_t off, const char *what)
 
 /* Reads, by copying, want bytes of the buffer at off (fewer where the file
  * ends) and points l->raw and l->have at them: into l->zin, or for a walk
- * in file order from the window of bytes read at once, read anew from off
- * when it does not hold them. */
+ * in file order (and a stream that says l->span) from the window of bytes
+ * read at once, read anew from off when it does not hold them. */
 static void read_raw(struct etl_file *f, uint64_t off, size_t want, struct etl_loaded *l)
 {
     if (f->mem) { /* mapped (for a walk in file order) or a memory block: in place */
@@ -774,9 +774,11 @@ static void read_raw(struct etl_file *f, uint64_t off, size_t want, struct etl_l
             l->have = want;
         return;
     }
-    if (l->windowed) {
+    if (l->windowed || l->span) {
         if (!span_holds(l->win_off, l->win_len, off, want)) {
-            size_t w = want > WINDOW ? want : WINDOW;
+            size_t w = l->windowed ? WINDOW : l->span;
+            if (w < want)
+                w = want;
             if (w > f->file_size - off)
                 w = (size_t)(f->file_size - off);
             l->win_len = 0;
@@ -800,6 +802,16 @@ static void read_raw(struct etl_file *f, uint64_t off, size_t want, struct etl_l
     l->have = read_upto(f, l->zin, want, off);
 }
 
+size_t etl_first_read(const struct etl_file *f, uint64_t off)
+{
+    size_t want = f->max_buf < FIRST_READ ? f->max_buf : FIRST_READ;
+    if (want > f->file_size - off)
+        want = (size_t)(f->file_size - off);
+    if (want < ETL_BUF_HEADER_SIZE)
+        want = ETL_BUF_HEADER_SIZE;
+    return want;
+}
+
 /* Reads the header of the buffer an index entry names into l->b; false
  * after reporting a problem. A file read by copying has the buffer read
  * with it (read_raw): its first FIRST_READ bytes at most, where the file
@@ -812,12 +824,7 @@ static bool entry_header(struct etl_file *f, const struct etl_bufent *e, struct 
     if (f->mem) { /* the index holds no buffer whose header runs past the file */
         etl_decode_buffer_header(f->mem + off, off, b);
     } else {
-        size_t want = f->max_buf < FIRST_READ ? f->max_buf : FIRST_READ;
-        if (want > f->file_size - off)
-            want = (size_t)(f->file_size - off);
-        if (want < ETL_BUF_HEADER_SIZE)
-            want = ETL_BUF_HEADER_SIZE;
-        read_raw(f, off, want, l);
+        read_raw(f, off, etl_first_read(f, off), l);
         if (f->nomem)
             return false;
         if (l->have < ETL_BUF_HEADER_SIZE) {
