@@ -84,6 +84,15 @@ if [ "$measure" = yes ] && [ -n "${ETLDUMP_EMULATOR:-}" ]; then
     base_kib=$("$peakbin" "$etldump" --version 2>&1 >/dev/null | sed -n 's/^peak //p' | tail -n 1)
     echo "edge: under $ETLDUMP_EMULATOR, peaks count above its own ${base_kib:=0} KiB (etldump --version)"
 fi
+# build/peak stands in for timeout(1) in every run below: a command that
+# does not end within PEAK_TIMEOUT seconds is killed, and peak exits 124.
+if [ -x "$peakbin" ]; then
+    t0=$(date +%s)
+    PEAK_TIMEOUT=1 "$peakbin" sleep 30 2> /dev/null
+    prc=$?
+    if [ "$prc" -eq 124 ] && [ $(($(date +%s) - t0)) -lt 20 ]; then ok
+    else bad "build/peak with PEAK_TIMEOUT=1: sleep 30 gave exit $prc after $(($(date +%s) - t0)) s"; fi
+fi
 havejq=yes
 command -v jq > /dev/null 2>&1 || { havejq=no; skipped "JSON checks: jq not found"; }
 
@@ -135,6 +144,9 @@ run() {
     rc=$?
     kib=
     [ "$measure" = yes ] && read -r kib < "$tmp/peak"
+    if [ "$measure" = yes ] && [ -z "$kib" ]; then
+        bad "$rn: etldump $* ($label): no peak figure in $tmp/peak (exit $rc)"; return 1
+    fi
     what="$rn: etldump $* ($label)"
     case $rc in
     124|137) bad "$what: no result within 60 s"; return 1 ;;
