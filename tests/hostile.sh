@@ -318,7 +318,12 @@ worker() {
             [ "$size" -gt 262144 ] && views=events
             cur=$w/t.etl
             cp "$src" "$cur"
-            "$mutate" offsets "$src" "$noff" > "$w/offsets"
+            # A writer that fails must not leave the sweep without its runs.
+            if ! "$mutate" offsets "$src" "$noff" > "$w/offsets" || [ ! -s "$w/offsets" ]; then
+                label=offsets
+                bad "$src: $mutate offsets gave no offsets"
+                continue
+            fi
             while read -r off; do
                 truncate -s "$off" "$cur"
                 label=trunc-$off
@@ -327,12 +332,21 @@ worker() {
             done < "$w/offsets" ;;
         flip)
             rm -f "$w"/m/*
-            "$mutate" flip "$src" "$w/m" 1 "$nmut" 262144 > "$w/what"
+            if ! "$mutate" flip "$src" "$w/m" 1 "$nmut" 262144 > "$w/what"; then
+                cur=$src label=flip
+                bad "$src: $mutate flip failed"
+                continue
+            fi
             s=1
             while [ "$s" -le "$nmut" ]; do
                 cur=$w/m/m-$s.etl
                 label=m-$s
                 nmutants=$((nmutants + 1))
+                if [ ! -f "$cur" ]; then
+                    bad "$src: $mutate flip wrote no $cur"
+                    s=$((s + 1))
+                    continue
+                fi
                 before=$fail
                 all all
                 if [ "$fail" -ne "$before" ]; then
