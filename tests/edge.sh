@@ -33,9 +33,10 @@
 #              8), a bare buffer header among them;
 #   toend      records whose size runs exactly to the buffer's end (shown),
 #              past the valid data, past the buffer, or cut: one message each;
-#   procs      2^20 processes, each with a thread (a compressed rundown):
-#              the threads of the processes the map keeps are named, the
-#              others not (documented limits), one warning; memory as above;
+#   procs      2^19 + 2^16 processes, each with a thread (a compressed
+#              rundown), past the map's limits: the threads of the
+#              processes the map keeps are named, the others not
+#              (documented limits), one warning; memory as above;
 #   tidreuse   a TID reused 100 us after its Thread End in another process:
 #              the switch view names the first process before and the second
 #              after, --summary keeps the two threads (and processes) apart;
@@ -371,11 +372,12 @@ gen circular seq-circular && { views seq-circular; switches seq-circular; }
 gen oddsize oddsize && { views oddsize; switches oddsize; in_time_order oddsize; }
 gen toend toend && { views toend; switches toend; events toend 0xf2e; }
 
-# ---- 2^20 processes and threads ------------------------------------------------
+# ---- 2^19 + 2^16 processes and threads ------------------------------------------
 # The process map keeps the first 524288 thread and 262144 process records
 # in file order (man/etldump.1, EXIT STATUS): the threads of the first
 # 262144 processes are named, those of the next 262144 have their PID only,
-# and one warning names the first record left out.
+# those of the last 65536 neither, and one warning names the first record
+# left out.
 tcap=524288 pcap=262144
 if gen procs procs; then
     views procs

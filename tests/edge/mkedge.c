@@ -1007,22 +1007,23 @@ static void case_toend(struct w *w, const char *arg)
     }
 }
 
-/* ARG (default 2^20) processes, each with one thread, as a rundown
+/* ARG (default 2^19 + 2^16: past both of the reader's limits, 2^18
+ * processes and 2^19 threads) processes, each with one thread, as a rundown
  * (Process DCStart, Thread DCStart) on CPU 0 in compressed 64 KiB buffers;
  * then switches of the threads of some of them on CPU 1. "pn" lines name
  * them by index: the reader keeps the first records in file order up to its
  * documented limits. */
 static void case_procs(struct w *w, const char *arg)
 {
-    uint32_t np = arg ? (uint32_t)strtoul(arg, NULL, 0) : 1u << 20;
+    uint32_t np = arg ? (uint32_t)strtoul(arg, NULL, 0) : (1u << 19) + (1u << 16);
     w->cpus = 2;
     w->buffer_size = 65536;
     w->compress = true;
     w->mode |= MODE_COMPRESSED;
     w_start(w, 65536);
     int64_t t = w->t0 + 100;
-    static const uint32_t pick[] = { 0, 1, 1000, 1u << 17, (1u << 18) - 1, 1u << 18,
-                                     (1u << 19) - 1, 1u << 19, (1u << 20) - 1 };
+    const uint32_t pick[] = { 0, 1, 1000, 1u << 17, (1u << 18) - 1, 1u << 18,
+                              (1u << 19) - 1, 1u << 19, np - 1 };
     size_t npick = sizeof pick / sizeof pick[0], next = 0;
     buf_next(w, 0);
     for (uint32_t i = 0; i < np; i++) {
