@@ -263,6 +263,11 @@ build/failalloc.so: tests/mem/failalloc.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -shared -fPIC -pthread -o $@ $< -ldl
 
+# A run's time limit for tests/hostile.sh, preloaded (tests/alarm.c).
+build/alarm.so: tests/alarm.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -shared -fPIC -o $@ $<
+
 build/manybuf build/peak: build/%: tests/mem/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
@@ -278,7 +283,7 @@ build/mkedge: tests/edge/mkedge.c
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
 TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate build/cutseeds \
-                build/failalloc.so build/manybuf build/peak build/mkedge build/tests/etldump-spill \
+                build/failalloc.so build/alarm.so build/manybuf build/peak build/mkedge build/tests/etldump-spill \
                 build/tests/etldump-spillcap build/tests/etldump-noxml build/fuzz-replay/selftest \
                 build/xmlwf build/tests/etldump-leak
 

@@ -11,7 +11,9 @@
 # --noout would, through one build/xmlwf for each worker; -f svg writes
 # nothing for an input it cannot read); with HOSTILE_LONG=1 every input
 # runs through all of them.
-# Every run must end within 10 s with exit status 0, 1 or 3; with 1 or 3,
+# Every run must end within 10 s (build/alarm.so, preloaded, ends it by
+# SIGALRM after that; timeout(1) where that preload does not work) with
+# exit status 0, 1 or 3; with 1 or 3,
 # the first message on standard error that is not a warning or a note must
 # start with "etldump: FILE: offset 0x...:", and with 0 it must hold nothing
 # but warnings and notes ("etldump: FILE: warning: ..."). Truncations of
@@ -88,6 +90,24 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 start=$(date +%s)
+
+# A run's time limit: build/alarm.so preloaded, which costs no process, if
+# it ends an etldump that waits for input that never comes (its standard
+# input a FIFO it holds open itself) with SIGALRM; else timeout(1).
+alarm=${ALARM_SO:-$root/build/alarm.so}
+case $alarm in /*) ;; *) alarm=$(pwd)/$alarm ;; esac
+limit="timeout(1)"
+if [ -f "$alarm" ] && mkfifo "$tmp/never"; then
+    timeout 20 env ALARM_SECONDS=1 LD_PRELOAD="$alarm${LD_PRELOAD:+ $LD_PRELOAD}" \
+        "$etldump" --stats - <> "$tmp/never" > /dev/null 2>&1
+    st=$?
+    if [ "$st" -eq 142 ]; then
+        limit=$alarm
+    else
+        echo "hostile: $alarm did not end a waiting run (exit $st): runs go through timeout(1)"
+    fi
+    rm -f "$tmp/never"
+fi
 
 # Built with AddressSanitizer, the sweep first shows that it fails the runs
 # of an etldump that leaks (build/tests/etldump-leak, built the same way,
@@ -186,7 +206,12 @@ worker() {
             ASAN_OPTIONS="${asan_options:+$asan_options:}detect_leaks=$leaks:exitcode=86"
             export ASAN_OPTIONS
         fi
-        timeout 10 "$etldump" "$@" "$cur" > "$w/out" 2> "$w/err" 3>&- 4<&-
+        if [ "$limit" = "timeout(1)" ]; then
+            timeout 10 "$etldump" "$@" "$cur" > "$w/out" 2> "$w/err" 3>&- 4<&-
+        else
+            ALARM_SECONDS=10 LD_PRELOAD="$limit${LD_PRELOAD:+ $LD_PRELOAD}" \
+                "$etldump" "$@" "$cur" > "$w/out" 2> "$w/err" 3>&- 4<&-
+        fi
         rc=$?
         case $rc in
         0)
@@ -205,7 +230,7 @@ worker() {
                 bad "$src $label ($*): exit $rc without 'etldump: FILE: offset 0x...:' first: $line"
                 return 1 ;;
             esac ;;
-        124|137)
+        124|137|142)
             bad "$src $label ($*): no result within 10 s"
             return 1 ;;
         86)
@@ -394,7 +419,7 @@ done
 nfiles=$(wc -l < "$tmp/files")
 if [ "$long" = 1 ]; then runs="$ncombos runs each"; else runs="$nviews of $ncombos views and formats each, rotating"; fi
 [ -n "$asan" ] && runs="$runs, leaks checked in 1 run of $leaks_every"
-echo "hostile: $nfiles files, $ntrunc truncations, $nmutants mutants, $runs (1 for truncations of big files), $(( $(date +%s) - start )) s"
+echo "hostile: $nfiles files, $ntrunc truncations, $nmutants mutants, $runs (1 for truncations of big files), each limited by ${limit##*/}, $(( $(date +%s) - start )) s"
 [ "$fail" -gt 0 ] && echo "hostile: failing inputs kept in $keep"
 echo "hostile: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
