@@ -32,7 +32,9 @@
 # AddressSanitizer: the leak check at exit in one run of this many, default
 # 4, 1 for every run; it costs 34 of a run's 76 ms here, and the runs
 # rotate through the views, so that every view is checked for leaks on
-# every kind of damage; memory errors are caught in every run).
+# every kind of damage; memory errors are caught in every run); MUTATE,
+# XMLWF, MKTRACE and ALARM_SO (the test programs used, default those in
+# build/).
 set -u
 etldump=$1
 here=$(dirname "$0")
