@@ -303,6 +303,27 @@ struct etl_head {
 size_t etl_parse_heads(const uint8_t *buf, size_t len, size_t off, struct etl_head *h,
                        size_t max, size_t *next);
 
+/* Consecutive PERFINFO64 records whole and sound of one buffer whose
+ * HookIds have the same class (etl_parse_runs), added up. */
+struct etl_hook_run {
+    uint32_t cls;             /* their class, not 0 */
+    uint32_t count;           /* how many records */
+    uint64_t bytes;           /* their sizes added up, headers included */
+    int64_t first, last;      /* their least and greatest raw clock values */
+};
+
+/* Parses PERFINFO64 records whole and sound from buf[off..len), as
+ * etl_parse_heads does, each of class cls[its HookId] (cls: 65536 entries),
+ * into runs of consecutive records of one class, at most max runs into r;
+ * returns how many, with *next the offset of the first record not in them
+ * (off when none): anything but such a record, a record of class 0, or the
+ * first of a run past max. Counts without a record's head in memory. With
+ * ahead, for a buffer read in place from a mapping, it asks for the bytes
+ * ahead of each record as etl_parse_heads does (a buffer copied or
+ * decompressed is near already). */
+size_t etl_parse_runs(const uint8_t *buf, size_t len, size_t off, const uint32_t *cls,
+                      struct etl_hook_run *r, size_t max, size_t *next, bool ahead);
+
 /* Decodes the logfile header from the first record's event data. */
 bool etl_parse_logfile(const struct etl_event *ev, struct etl_logfile *out);
 
@@ -334,6 +355,19 @@ typedef size_t (*etl_heads_fn)(void *ctx, unsigned cpu, const struct etl_head *h
  * passes that look at other events only. */
 void etl_walk_file_heads(struct etl_file *f, etl_event_fn fn, etl_heads_fn heads,
                          void *ctx);
+
+/* Receives n runs of events of one buffer of processor cpu (etl_parse_runs),
+ * in buffer order; returns false to stop the walk. */
+typedef bool (*etl_runs_fn)(void *ctx, unsigned cpu, const struct etl_hook_run *r, size_t n);
+
+/* etl_walk_file, but each run of PERFINFO64 events whole and sound whose
+ * HookIds have the same class in cls (65536 entries, the caller's, which
+ * fn may change as it goes) goes to runs added up (etl_parse_runs), in its
+ * place in the walk; every other event, and every event of class 0, goes
+ * to fn. For counts by HookId: a pass that learns a HookId's class from its
+ * first event whole, and then takes its events as runs. */
+void etl_walk_file_runs(struct etl_file *f, etl_event_fn fn, etl_runs_fn runs,
+                        const uint32_t *cls, void *ctx);
 
 /*
  * Per-CPU streams: each CPU's buffers sorted by SequenceNumber, read one

@@ -187,36 +187,54 @@ size_t etl_head_data(const uint8_t *rec, unsigned *version)
     return 0x10 + 8u * (((m & MARK_PEBS) ? 1u : 0u) + ((m & MARK_PMC_MASK) >> MARK_PMC_SHIFT));
 }
 
-/* How far ahead of the record it is at etl_parse_heads asks for the bytes
- * of a buffer read in place from a mapping (in a copy they are near
- * already): four lines of 64 bytes at that distance, the stretch a run of
- * records crosses per record at about 230 bytes each, so that their
- * headers are not each fetched from memory when the loop reaches them. */
+/* How far ahead of the record it is at etl_parse_heads and etl_parse_runs
+ * ask for the bytes of a buffer read in place from a mapping (in a copy
+ * they are near already): four lines of 64 bytes at that distance, the
+ * stretch a run of records crosses per record at about 230 bytes each, so
+ * that their headers are not each fetched from memory when the loop
+ * reaches them. */
 #define HEADS_AHEAD 1024u
+
+/* The size of the record at off in buf[0..len) (off + 0x10 <= len) when it
+ * is a PERFINFO64 record whole and sound, else 0: perfinfo64_sound's
+ * checks, the usual record (no extended items) in one comparison of its
+ * marker. */
+static inline size_t sound_size(const uint8_t *buf, size_t len, size_t off)
+{
+    const uint8_t *p = buf + off;
+    uint32_t m = etl_le32(p);
+    size_t sz = etl_le16(p + 4), need = 0x10;
+    if (ETL_UNLIKELY((m & (0xC0FF0000u | MARK_PEBS | MARK_PMC_MASK)) != 0xC0110000u)) {
+        if ((m & 0xC0FF0000u) != 0xC0110000u)
+            return 0;
+        need += 8u * (((m & MARK_PEBS) ? 1u : 0u) + ((m & MARK_PMC_MASK) >> MARK_PMC_SHIFT));
+        return sz >= need && off + sz <= len ? sz : 0;
+    }
+    return sz >= 0x10 && off + sz <= len ? sz : 0;
+}
+
+/* Asks for the bytes HEADS_AHEAD past the record at p. */
+static inline void heads_ahead(const uint8_t *p)
+{
+    uintptr_t ahead = (uintptr_t)p + HEADS_AHEAD;
+    ETL_PREFETCH(ahead);
+    ETL_PREFETCH(ahead + 64);
+    ETL_PREFETCH(ahead + 128);
+    ETL_PREFETCH(ahead + 192);
+}
 
 size_t etl_parse_heads(const uint8_t *buf, size_t len, size_t off, struct etl_head *h,
                        size_t max, size_t *next)
 {
     size_t n = 0;
-    /* perfinfo64_sound's checks, the usual record (no extended items) in
-     * one comparison of its marker. off + 0x10 <= len: a whole header
-     * (off passes len by at most 7, rounded up past a last record). */
+    /* off + 0x10 <= len: a whole header (off passes len by at most 7,
+     * rounded up past a last record). */
     for (; n < max && off + 0x10 <= len; n++) {
         const uint8_t *p = buf + off;
-        uint32_t m = etl_le32(p);
-        size_t sz = etl_le16(p + 4), need = 0x10;
-        if (ETL_UNLIKELY((m & (0xC0FF0000u | MARK_PEBS | MARK_PMC_MASK)) != 0xC0110000u)) {
-            if ((m & 0xC0FF0000u) != 0xC0110000u)
-                break;
-            need += 8u * (((m & MARK_PEBS) ? 1u : 0u) + ((m & MARK_PMC_MASK) >> MARK_PMC_SHIFT));
-        }
-        if (sz < need || sz > len - off)
+        size_t sz = sound_size(buf, len, off);
+        if (!sz)
             break;
-        uintptr_t ahead = (uintptr_t)p + HEADS_AHEAD;
-        ETL_PREFETCH(ahead);
-        ETL_PREFETCH(ahead + 64);
-        ETL_PREFETCH(ahead + 128);
-        ETL_PREFETCH(ahead + 192);
+        heads_ahead(p);
         h[n].ts = (int64_t)etl_le64(p + 8);
         h[n].offset = (uint32_t)off;
         h[n].hook_id = etl_le16(p + 6);
@@ -225,6 +243,58 @@ size_t etl_parse_heads(const uint8_t *buf, size_t len, size_t off, struct etl_he
     }
     *next = off;
     return n;
+}
+
+/* etl_parse_runs, asking for the bytes ahead of each record when ahead (a
+ * constant where it is inlined). A run's first record is checked for a
+ * class of its own; the loop that follows it stops at the first record of
+ * another class. */
+ETL_INLINE size_t parse_runs(const uint8_t *buf, size_t len, size_t off, const uint32_t *cls,
+                             struct etl_hook_run *r, size_t max, size_t *next, bool ahead)
+{
+    size_t n = 0;
+    if (len < 0x10) {
+        *next = off;
+        return 0;
+    }
+    /* A whole header at off: off <= lim (off passes len by at most 7,
+     * rounded up past a last record). */
+    size_t lim = len - 0x10;
+    while (n < max && off <= lim) {
+        const uint8_t *p = buf + off;
+        size_t sz = sound_size(buf, len, off);
+        uint32_t k = sz ? cls[etl_le16(p + 6)] : 0;
+        if (!k)
+            break;
+        int64_t ts = (int64_t)etl_le64(p + 8);
+        struct etl_hook_run run = { k, 0, 0, ts, ts };
+        for (;;) {
+            if (ahead)
+                heads_ahead(p);
+            run.count++;
+            run.bytes += sz;
+            run.first = ts < run.first ? ts : run.first;
+            run.last = ts > run.last ? ts : run.last;
+            off += (sz + 7u) & ~(size_t)7u;
+            if (off > lim)
+                break;
+            p = buf + off;
+            sz = sound_size(buf, len, off);
+            if (!sz || cls[etl_le16(p + 6)] != k)
+                break;
+            ts = (int64_t)etl_le64(p + 8);
+        }
+        r[n++] = run;
+    }
+    *next = off;
+    return n;
+}
+
+size_t etl_parse_runs(const uint8_t *buf, size_t len, size_t off, const uint32_t *cls,
+                      struct etl_hook_run *r, size_t max, size_t *next, bool ahead)
+{
+    return ahead ? parse_runs(buf, len, off, cls, r, max, next, true)
+                 : parse_runs(buf, len, off, cls, r, max, next, false);
 }
 
 enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off,

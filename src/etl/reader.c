@@ -1022,15 +1022,20 @@ void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
 /* ---- walks in file order ------------------------------------------------------ */
 
 /* What a walk calls: fn for each event, or heads (when not NULL) for each
- * run of PERFINFO64 events whole and sound. */
+ * run of PERFINFO64 events whole and sound, or runs (when not NULL) for
+ * them added up by their class in cls. */
 struct walker {
     etl_event_fn fn;
     etl_heads_fn heads;
+    etl_runs_fn runs;
+    const uint32_t *cls;
     void *ctx;
 };
 
 /* Heads handed over at a time. */
 #define WALK_HEADS 128
+/* Runs handed over at a time. */
+#define WALK_RUNS 64
 
 /* Calls w's functions for every event of the buffer of entry e; false when
  * one asked to stop. */
@@ -1056,6 +1061,17 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
                 if (n == WALK_HEADS)
                     continue;
             }
+        }
+        if (w->runs) {
+            /* Whatever ended the runs (possibly that there were WALK_RUNS
+             * of them) comes whole, below. */
+            struct etl_hook_run r[WALK_RUNS];
+            bool in_place = f->mem && !(l->b.flags & ETL_BUF_FLAG_COMPRESSED);
+            size_t n = etl_parse_runs(l->bytes, l->end, off, w->cls, r, WALK_RUNS, &next,
+                                      in_place);
+            if (n && !w->runs(w->ctx, l->b.cpu, r, n))
+                return false;
+            off = next;
         }
         const char *why = NULL;
         enum etl_parse_status st = etl_parse_event(l->bytes, l->end, off, &ev, &next, &why);
@@ -1193,20 +1209,27 @@ static void walk_file(struct etl_file *f, const struct walker *w)
 
 void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
 {
-    const struct walker w = { fn, NULL, ctx };
+    const struct walker w = { fn, NULL, NULL, NULL, ctx };
     walk_file(f, &w);
 }
 
 void etl_walk_file_heads(struct etl_file *f, etl_event_fn fn, etl_heads_fn heads,
                          void *ctx)
 {
-    const struct walker w = { fn, heads, ctx };
+    const struct walker w = { fn, heads, NULL, NULL, ctx };
+    walk_file(f, &w);
+}
+
+void etl_walk_file_runs(struct etl_file *f, etl_event_fn fn, etl_runs_fn runs,
+                        const uint32_t *cls, void *ctx)
+{
+    const struct walker w = { fn, NULL, runs, cls, ctx };
     walk_file(f, &w);
 }
 
 void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
 {
-    const struct walker w = { fn, NULL, ctx };
+    const struct walker w = { fn, NULL, NULL, NULL, ctx };
     if (!etl_file_index(f))
         return;
     size_t *first = calloc(ETL_MAX_CPUS, sizeof *first); /* index + 1 */

@@ -288,41 +288,25 @@ static bool census_event(void *ctx, const struct etl_event *ev)
     return true;
 }
 
-/* Counts a run of PERFINFO64 events of processor cpu by their heads, as
- * census_event would count each. Events of one HookId in a row are added
- * up first, then merged into their entry's tally and the processor's. */
-static size_t census_heads(void *ctx, unsigned cpu, const struct etl_head *h, size_t n)
+/* Counts runs of PERFINFO64 events of processor cpu added up by their
+ * entry (etl_parse_runs, the classes the census's table by HookId: entry
+ * index + 1), as census_event would count each: a HookId comes in a run
+ * only once census_event has given it an entry. */
+static bool census_runs(void *ctx, unsigned cpu, const struct etl_hook_run *r, size_t n)
 {
     struct census *c = ctx;
     /* No problem is said inside a run: a check before it is one before each. */
     if (census_stops(c))
-        return ETL_HEADS_STOP;
-    struct tally run = { 0, 0, 0, 0, false };
-    for (size_t i = 0, j; i < n; i = j) {
-        const uint32_t *hooks = c->hooks[ETL_KIND_PERFINFO64];
-        uint32_t e = hooks ? hooks[h[i].hook_id] : 0;
-        if (!e) {
-            struct key k = hook_key(ETL_KIND_PERFINFO64, h[i].hook_id);
-            e = find_hook(c, &k);
-            hooks = c->hooks[ETL_KIND_PERFINFO64];
-        }
-        struct tally part = { 1, h[i].size, h[i].ts, h[i].ts, true };
-        for (j = i + 1; e && j < n && hooks[h[j].hook_id] == e; j++) {
-            part.bytes += h[j].size;
-            part.first = h[j].ts < part.first ? h[j].ts : part.first;
-            part.last = h[j].ts > part.last ? h[j].ts : part.last;
-        }
-        part.count = j - i;
-        tally_merge(e ? &c->ents[e - 1].t : &c->other, &part);
-        tally_merge(&run, &part);
-        c->last = e;
-        if (!e && etl_file_is_nomem(c->f)) {
-            c->stop = true;
-            break;
-        }
+        return false;
+    struct tally all = { 0, 0, 0, 0, false };
+    for (size_t i = 0; i < n; i++) {
+        struct tally part = { r[i].count, r[i].bytes, r[i].first, r[i].last, true };
+        tally_merge(&c->ents[r[i].cls - 1].t, &part);
+        tally_merge(&all, &part);
     }
-    tally_merge(&c->cpu[cpu], &run);
-    return c->stop ? ETL_HEADS_STOP : n;
+    c->last = r[n - 1].cls;
+    tally_merge(&c->cpu[cpu], &all);
+    return true;
 }
 
 /* Orders census entries by kind name, then key. */
@@ -422,11 +406,18 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         etl_payload_free(c.pl);
         return 0;
     }
-    /* Without a filter, a PERFINFO64 event is counted by its head alone. */
-    if (c.flt)
+    /* Without a filter, PERFINFO64 events of a HookId seen before are
+     * counted by their heads alone, added up in runs while they are read. */
+    if (c.flt) {
         etl_walk_file(f, census_event, &c);
-    else
-        etl_walk_file_heads(f, census_event, census_heads, &c);
+    } else if ((c.hooks[ETL_KIND_PERFINFO64] = calloc(65536, sizeof(uint32_t))) != NULL) {
+        etl_walk_file_runs(f, census_event, census_runs, c.hooks[ETL_KIND_PERFINFO64], &c);
+    } else {
+        etl_file_nomem(f);
+        free(c.cpu);
+        etl_payload_free(c.pl);
+        return 0;
+    }
     for (size_t i = 0; i < ETL_MAX_CPUS; i++)
         tally_merge(&c.total, &c.cpu[i]);
     const struct etl_buffer_totals *bt = etl_file_totals(f);

@@ -66,6 +66,41 @@ static bool heads_agree(const struct bytes *b, size_t len)
     return true;
 }
 
+/* Classes of HookIds for etl_parse_runs: every HookId of class 7, and none
+ * of a class. */
+static uint32_t class7[65536], class0[65536];
+
+/* Checks that etl_parse_runs takes the record at the start of b's first len
+ * bytes as a run of one exactly when etl_parse_heads takes it (and so when
+ * etl_parse_event parses it as PERFINFO64), with the same fields, asking
+ * for the bytes ahead or not; and never when its HookId has no class. */
+static void runs_agree(const struct bytes *b, size_t len)
+{
+    if (class7[0] != 7)
+        for (size_t i = 0; i < 65536; i++)
+            class7[i] = 7;
+    struct etl_head h[1];
+    size_t hnext = 99;
+    size_t nh = etl_parse_heads(b->d, len, 0, h, 1, &hnext);
+    for (int ahead = 0; ahead < 2; ahead++) {
+        struct etl_hook_run r[2];
+        size_t next = 99;
+        size_t n = etl_parse_runs(b->d, len, 0, class7, r, 2, &next, ahead);
+        ck_assert_uint_eq(n, nh);
+        ck_assert_uint_eq(next, hnext);
+        if (n) {
+            ck_assert_uint_eq(r[0].cls, 7);
+            ck_assert_uint_eq(r[0].count, 1);
+            ck_assert_uint_eq(r[0].bytes, h[0].size);
+            ck_assert_int_eq(r[0].first, h[0].ts);
+            ck_assert_int_eq(r[0].last, h[0].ts);
+        }
+        next = 99;
+        ck_assert_uint_eq(etl_parse_runs(b->d, len, 0, class0, r, 2, &next, ahead), 0);
+        ck_assert_uint_eq(next, 0);
+    }
+}
+
 /* --- cursor -------------------------------------------------------------- */
 
 START_TEST(cursor_bounds)
@@ -233,11 +268,85 @@ START_TEST(header_perfinfo_whole_and_damaged)
         set32(&b, 0, marks[k]);
         for (uint32_t sz = 0; sz <= 0x28; sz++) {
             set16(&b, 4, sz);
-            for (size_t len = 0; len <= b.n; len++)
+            for (size_t len = 0; len <= b.n; len++) {
                 took += heads_agree(&b, len);
+                runs_agree(&b, len);
+            }
         }
     }
     ck_assert_int_gt(took, 20);
+}
+END_TEST
+
+/* Appends a PERFINFO64 record of HookId hook, size bytes (at least 0x10,
+ * its data 0xAB) and time ts, aligned to 8. */
+static void perfinfo64(struct bytes *b, uint16_t hook, uint16_t size, int64_t ts)
+{
+    b16(b, 2); b8(b, 0x11); b8(b, 0xC0);
+    b16(b, size); b16(b, hook);
+    b64(b, (uint64_t)ts);
+    bfill(b, 0xAB, size - 0x10u);
+    balign8(b);
+}
+
+/* Runs of PERFINFO64 records: consecutive records of one class added up
+ * (HookIds of the same class together, times in any order), each run ended
+ * by another class, by a record of none (left for the general way), by
+ * anything but such a record, and by the number of runs asked for. */
+START_TEST(runs_by_class)
+{
+    static uint32_t cls[65536];
+    cls[0x10] = cls[0x11] = 1;
+    cls[0x20] = 2;
+    struct bytes b = { .n = 0 };
+    perfinfo64(&b, 0x10, 0x18, 5);
+    perfinfo64(&b, 0x10, 0x10, 3);
+    perfinfo64(&b, 0x11, 0x20, 9);
+    perfinfo64(&b, 0x20, 0x10, 1);
+    size_t at4 = b.n;
+    perfinfo64(&b, 0x10, 0x13, 4);
+    size_t at5 = b.n;
+    perfinfo64(&b, 0x30, 0x10, 2); /* no class */
+    size_t at6 = b.n;
+    perfinfo64(&b, 0x20, 0x10, -7);
+    perfinfo64(&b, 0x20, 0x28, -8);
+    size_t at8 = b.n;
+    b16(&b, 0); b8(&b, 0x01); b8(&b, 0xC0); /* SYSTEM32: not PERFINFO64 */
+    b16(&b, 0x20); b16(&b, 0x20);
+    bfill(&b, 0, 0x18);
+    for (int ahead = 0; ahead < 2; ahead++) {
+        struct etl_hook_run r[4];
+        size_t next = 0;
+        ck_assert_uint_eq(etl_parse_runs(b.d, b.n, 0, cls, r, 4, &next, ahead), 3);
+        ck_assert_uint_eq(next, at5);
+        const struct etl_hook_run want[3] = {
+            { 1, 3, 0x18 + 0x10 + 0x20, 3, 9 }, { 2, 1, 0x10, 1, 1 }, { 1, 1, 0x13, 4, 4 },
+        };
+        for (int i = 0; i < 3; i++) {
+            ck_assert_uint_eq(r[i].cls, want[i].cls);
+            ck_assert_uint_eq(r[i].count, want[i].count);
+            ck_assert_uint_eq(r[i].bytes, want[i].bytes);
+            ck_assert_int_eq(r[i].first, want[i].first);
+            ck_assert_int_eq(r[i].last, want[i].last);
+        }
+        ck_assert_uint_eq(etl_parse_runs(b.d, b.n, 0, cls, r, 2, &next, ahead), 2);
+        ck_assert_uint_eq(next, at4);
+        ck_assert_uint_eq(etl_parse_runs(b.d, b.n, 0, cls, r, 0, &next, ahead), 0);
+        ck_assert_uint_eq(next, 0);
+        ck_assert_uint_eq(etl_parse_runs(b.d, b.n, at5, cls, r, 4, &next, ahead), 0);
+        ck_assert_uint_eq(next, at5);
+        ck_assert_uint_eq(etl_parse_runs(b.d, b.n, at6, cls, r, 4, &next, ahead), 1);
+        ck_assert_uint_eq(next, at8);
+        ck_assert(r[0].cls == 2 && r[0].count == 2 && r[0].bytes == 0x38);
+        ck_assert(r[0].first == -8 && r[0].last == -7);
+        /* The buffer ends with the record: the run ends with it. */
+        ck_assert_uint_eq(etl_parse_runs(b.d, at8, at6, cls, r, 4, &next, ahead), 1);
+        ck_assert_uint_eq(next, at8);
+        /* A record cut by the buffer's end ends the run before it. */
+        ck_assert_uint_eq(etl_parse_runs(b.d, at8 - 1, at6, cls, r, 4, &next, ahead), 1);
+        ck_assert_uint_eq(next, at6 + 0x10);
+        ck_assert_uint_eq(r[0].count, 1);
+    }
 }
 END_TEST
 
@@ -909,6 +1018,104 @@ static void same_by_heads(const char *path, uint64_t min_heads)
     }
 }
 
+/* What a walk saw, added up as a count by HookId adds it up: by processor
+ * (modulo 64) and class (1 to 5 for a PERFINFO64 event, from its HookId;
+ * 0 for every other event): events, bytes, least and greatest time. A
+ * walk by runs learns a HookId's class from its first event whole; with
+ * stop, it stops at its first runs. */
+struct by_class {
+    struct { uint64_t count, bytes; int64_t first, last; } t[64][6];
+    uint32_t cls[65536];
+    uint64_t as_runs, after_stop;
+    bool stop, stopped;
+};
+
+static unsigned class_of(const struct etl_event *ev)
+{
+    return ev->kind == ETL_KIND_PERFINFO64 ? ev->hook_id % 5u + 1u : 0;
+}
+
+static void class_add(struct by_class *x, unsigned cpu, unsigned k, uint64_t count,
+                      uint64_t bytes, int64_t first, int64_t last)
+{
+    ck_assert_uint_le(k, 5);
+    cpu %= 64;
+    if (!x->t[cpu][k].count) {
+        x->t[cpu][k].first = first;
+        x->t[cpu][k].last = last;
+    }
+    x->t[cpu][k].first = first < x->t[cpu][k].first ? first : x->t[cpu][k].first;
+    x->t[cpu][k].last = last > x->t[cpu][k].last ? last : x->t[cpu][k].last;
+    x->t[cpu][k].count += count;
+    x->t[cpu][k].bytes += bytes;
+}
+
+static bool class_event(void *ctx, const struct etl_event *ev)
+{
+    struct by_class *x = ctx;
+    x->after_stop += x->stopped;
+    unsigned k = class_of(ev);
+    if (k)
+        x->cls[ev->hook_id] = k;
+    class_add(x, ev->cpu, k, 1, ev->size, ev->ts, ev->ts);
+    return true;
+}
+
+static bool class_runs(void *ctx, unsigned cpu, const struct etl_hook_run *r, size_t n)
+{
+    struct by_class *x = ctx;
+    x->after_stop += x->stopped;
+    ck_assert_uint_gt(n, 0);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_gt(r[i].cls, 0);
+        ck_assert_uint_gt(r[i].count, 0);
+        class_add(x, cpu, r[i].cls, r[i].count, r[i].bytes, r[i].first, r[i].last);
+        x->as_runs += r[i].count;
+    }
+    x->stopped = x->stop;
+    return !x->stop;
+}
+
+/* Walks path in file order with etl_walk_file and with etl_walk_file_runs,
+ * read by copying and mapped: the same events added up by class, the same
+ * problems; at least min_runs of the events in runs (by copying); a walk
+ * whose runs ask to stop calls nothing more. */
+static void same_by_runs(const char *path, uint64_t min_runs)
+{
+    struct by_class *x = calloc(3, sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    const enum etl_read_way ways[2] = { ETL_READ_COPY, ETL_READ_MAP };
+    for (int w = 0; w < 2; w++) {
+        struct seen pr[3];
+        memset(x, 0, 3 * sizeof *x);
+        memset(pr, 0, sizeof pr);
+        x[2].stop = true;
+        etl_read_way = ways[w];
+        for (int k = 0; k < 3; k++) {
+            struct etl_diag d = { seen_problem, NULL, NULL, NULL, &pr[k] };
+            enum etl_open_status st;
+            struct etl_file *f = etl_open_path(path, &d, &st);
+            ck_assert_msg(f != NULL, "%s: open status %d", path, (int)st);
+            if (k == 0)
+                etl_walk_file(f, class_event, &x[k]);
+            else
+                etl_walk_file_runs(f, class_event, class_runs, x[k].cls, &x[k]);
+            etl_close(f);
+        }
+        etl_read_way = ETL_READ_CHOOSE;
+        ck_assert_msg(memcmp(x[0].t, x[1].t, sizeof x[0].t) == 0,
+                      "%s: counts differ by runs (way %d)", path, w);
+        ck_assert_msg(pr[0].problems == pr[1].problems && pr[0].pr_hash == pr[1].pr_hash,
+                      "%s: problems differ: %llu, by runs %llu", path,
+                      (unsigned long long)pr[0].problems, (unsigned long long)pr[1].problems);
+        ck_assert_msg(w == 1 || x[1].as_runs >= min_runs, "%s: %llu events in runs", path,
+                      (unsigned long long)x[1].as_runs);
+        ck_assert_uint_eq(x[2].after_stop, 0);
+        ck_assert(x[2].stopped || x[2].as_runs == 0);
+    }
+    free(x);
+}
+
 /* Writes a trace of n switches on 4 CPUs to path, in buffers of bufsize
  * bytes: compact batches and CSwitch events, plain, compressed or circular. */
 static void write_trace(const char *path, int n, uint32_t bufsize, bool compress,
@@ -1052,6 +1259,7 @@ START_TEST(read_copied_or_mapped)
         write_trace(path, n, kind == 3 ? 0x30000 : 4096, kind == 1, kind == 2);
         same_both_ways(path, (uint64_t)n / 3, 0, NULL);
         same_by_heads(path, (uint64_t)n / 4); /* a CSwitch event is PERFINFO64 */
+        same_by_runs(path, (uint64_t)n / 4);
         /* Damage: event headers and buffer headers, and a cut last buffer
          * (or, compressed, a cut stream). */
         struct stat sb;
@@ -1064,6 +1272,7 @@ START_TEST(read_copied_or_mapped)
         ck_assert_int_eq(truncate(path, sb.st_size - 1500), 0);
         same_both_ways(path, 1000, 1, NULL);
         same_by_heads(path, 100);
+        same_by_runs(path, 100);
         if (kind == 0) /* a buffer grows past the largest the index saw */
             same_both_ways(path, 1000, 3, grow_buffer);
     }
@@ -1075,6 +1284,7 @@ START_TEST(read_copied_or_mapped)
             continue;
         same_both_ways(path, 1, 0, NULL);
         same_by_heads(path, 0);
+        same_by_runs(path, 0);
     }
 }
 END_TEST
@@ -1212,6 +1422,7 @@ int main(void)
     tcase_add_test(tc, header_system_and_compact);
     tcase_add_test(tc, header_perfinfo_ext_items);
     tcase_add_test(tc, header_perfinfo_whole_and_damaged);
+    tcase_add_test(tc, runs_by_class);
     tcase_add_test(tc, header_full_and_instance);
     tcase_add_test(tc, header_event_header_items);
     tcase_add_test(tc, header_message);
