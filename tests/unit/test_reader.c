@@ -1027,6 +1027,8 @@ struct by_class {
     struct { uint64_t count, bytes; int64_t first, last; } t[64][6];
     uint32_t cls[65536];
     uint64_t as_runs, after_stop;
+    uint64_t odd; /* runs or classes that cannot be (checked at the end:
+                   * an assertion a call costs a write) */
     bool stop, stopped;
 };
 
@@ -1038,7 +1040,10 @@ static unsigned class_of(const struct etl_event *ev)
 static void class_add(struct by_class *x, unsigned cpu, unsigned k, uint64_t count,
                       uint64_t bytes, int64_t first, int64_t last)
 {
-    ck_assert_uint_le(k, 5);
+    if (k > 5) {
+        x->odd++;
+        return;
+    }
     cpu %= 64;
     if (!x->t[cpu][k].count) {
         x->t[cpu][k].first = first;
@@ -1065,10 +1070,9 @@ static bool class_runs(void *ctx, unsigned cpu, const struct etl_hook_run *r, si
 {
     struct by_class *x = ctx;
     x->after_stop += x->stopped;
-    ck_assert_uint_gt(n, 0);
+    x->odd += n == 0;
     for (size_t i = 0; i < n; i++) {
-        ck_assert_uint_gt(r[i].cls, 0);
-        ck_assert_uint_gt(r[i].count, 0);
+        x->odd += r[i].cls == 0 || r[i].count == 0;
         class_add(x, cpu, r[i].cls, r[i].count, r[i].bytes, r[i].first, r[i].last);
         x->as_runs += r[i].count;
     }
@@ -1111,6 +1115,7 @@ static void same_by_runs(const char *path, uint64_t min_runs)
         ck_assert_msg(w == 1 || x[1].as_runs >= min_runs, "%s: %llu events in runs", path,
                       (unsigned long long)x[1].as_runs);
         ck_assert_uint_eq(x[2].after_stop, 0);
+        ck_assert_uint_eq(x[0].odd + x[1].odd + x[2].odd, 0);
         ck_assert(x[2].stopped || x[2].as_runs == 0);
     }
     free(x);
