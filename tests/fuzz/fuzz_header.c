@@ -5,6 +5,9 @@
  * shorter inputs). Every record parsed must lie inside the buffer, carry its
  * data inside itself and move the walk forward; its bytes are all touched.
  * Each record also goes through the decoders that its HookId selects.
+ * From the walk's start, the runs of etl_parse_runs must be those the walk
+ * finds: consecutive PERFINFO64 records of one class added up, up to the
+ * first record of class 0 or of another kind, or the first not parsed.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,9 +35,61 @@ static unsigned touch(const uint8_t *p, size_t n)
 
 static volatile unsigned sink;
 
+/* Classes of HookIds for the runs: a third of them none. */
+static uint32_t classes[65536];
+
+/* Checks etl_parse_runs from off, asking for the bytes ahead or not,
+ * against the records etl_parse_event finds there. */
+static void runs_agree(const uint8_t *data, size_t size, size_t off, bool ahead)
+{
+    if (!classes[1])
+        for (size_t i = 0; i < 65536; i++)
+            classes[i] = (uint32_t)(i % 3);
+    enum { MAX_RUNS = 64 };
+    struct etl_hook_run r[MAX_RUNS], want;
+    size_t next = 0;
+    size_t n = etl_parse_runs(data, size, off, classes, r, MAX_RUNS, &next, ahead);
+    if (n > MAX_RUNS)
+        abort();
+    size_t k = 0;      /* runs checked */
+    bool open = false; /* want holds a run being added up */
+    for (;;) {
+        struct etl_event ev;
+        size_t after = 0;
+        const char *why = NULL;
+        uint32_t c = 0;
+        if (etl_parse_event(data, size, off, &ev, &after, &why) == ETL_PARSE_OK &&
+            ev.kind == ETL_KIND_PERFINFO64)
+            c = classes[ev.hook_id];
+        if (open && c != want.cls) {
+            if (k >= n || memcmp(&r[k], &want, sizeof want) != 0)
+                abort();
+            k++;
+            open = false;
+        }
+        if (!c || k == MAX_RUNS)
+            break;
+        if (!open) {
+            memset(&want, 0, sizeof want);
+            want.cls = c;
+            want.first = want.last = ev.ts;
+            open = true;
+        }
+        want.count++;
+        want.bytes += ev.size;
+        want.first = ev.ts < want.first ? ev.ts : want.first;
+        want.last = ev.ts > want.last ? ev.ts : want.last;
+        off = after;
+    }
+    if (k != n || next != off)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     size_t off = size >= ETL_BUF_HEADER_SIZE ? ETL_BUF_HEADER_SIZE : 0;
+    runs_agree(data, size, off, false);
+    runs_agree(data, size, off, true);
     struct etl_switch *batch = NULL;
     size_t batch_cap = 0;
     for (;;) {
