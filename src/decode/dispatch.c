@@ -4,6 +4,7 @@
  */
 #include "decode/dispatch.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Typed decoders: each wraps its family's decoder. */
@@ -152,24 +153,24 @@ bool etl_dispatch_may_be(uint16_t h, unsigned kind, uint32_t rec)
     return false;
 }
 
-void etl_heads_pick_init(struct etl_heads_pick *p, uint32_t rec)
+bool etl_runs_pick_init(struct etl_runs_pick *p, uint32_t rec)
 {
     p->rec = rec;
-    p->last_hook = UINT32_MAX;
-    p->last_whole = false;
+    p->cls = calloc(65536, sizeof *p->cls);
+    return p->cls != NULL;
 }
 
-size_t etl_heads_pick(struct etl_heads_pick *p, const struct etl_head *h, size_t n)
+void etl_runs_pick_learn(struct etl_runs_pick *p, const struct etl_event *ev)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (h[i].hook_id != p->last_hook) {
-            p->last_hook = h[i].hook_id;
-            p->last_whole = etl_dispatch_may_be(h[i].hook_id, ETL_KIND_PERFINFO64, p->rec);
-        }
-        if (p->last_whole)
-            return i;
-    }
-    return n;
+    if (ev->kind == ETL_KIND_PERFINFO64 && (ev->flags & ETL_EV_HOOK) &&
+        !etl_dispatch_may_be(ev->hook_id, ETL_KIND_PERFINFO64, p->rec))
+        p->cls[ev->hook_id] = 1;
+}
+
+void etl_runs_pick_fini(struct etl_runs_pick *p)
+{
+    free(p->cls);
+    p->cls = NULL;
 }
 
 /* The answers of each thread for a key (HookId, version and kind): the

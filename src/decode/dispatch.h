@@ -83,20 +83,24 @@ const struct etl_decoder *etl_dispatch_kernel(uint16_t h, unsigned v, unsigned k
 bool etl_dispatch_may_be(uint16_t h, unsigned kind, uint32_t rec);
 
 /* For a pass that wants whole only the PERFINFO64 events of some record
- * kinds (etl_walk_file_heads): the record kinds, and the answer for the
- * HookId last asked about. */
-struct etl_heads_pick {
+ * kinds (etl_walk_file_runs, which it lets skip the others in runs): the
+ * record kinds, and the classes by HookId, 0 (whole) for a HookId until an
+ * event of it comes whole and shows that no version of it can be a record
+ * of those kinds, 1 (in runs) from then on. */
+struct etl_runs_pick {
     uint32_t rec;             /* bits 1 << enum etl_rec_kind */
-    uint32_t last_hook;       /* above 0xFFFF: none yet */
-    bool last_whole;
+    uint32_t *cls;            /* 65536 classes */
 };
 
-/* Sets p up for the record kinds in rec. */
-void etl_heads_pick_init(struct etl_heads_pick *p, uint32_t rec);
+/* Sets p up for the record kinds in rec; false when out of memory. */
+bool etl_runs_pick_init(struct etl_runs_pick *p, uint32_t rec);
 
-/* Returns the number of heads before the first of h[0..n) whose event may
- * be a record of p's kinds (n when none may): a heads function's answer. */
-size_t etl_heads_pick(struct etl_heads_pick *p, const struct etl_head *h, size_t n);
+/* Learns from ev, which came whole: a PERFINFO64 event of a HookId no
+ * version of which can be a record of p's kinds puts the HookId in runs. */
+void etl_runs_pick_learn(struct etl_runs_pick *p, const struct etl_event *ev);
+
+/* Frees p's classes (none: nothing). */
+void etl_runs_pick_fini(struct etl_runs_pick *p);
 
 /* Decodes ev with its entry d into r; false when there is no typed record
  * (the generic entry, or a payload too damaged to give one: r->problem). */

@@ -98,21 +98,13 @@ static bool prepass_event(void *ctx, const struct etl_event *ev)
     return etl_payload_learn(ctx, ev);
 }
 
-/* PERFINFO64 events carry no provider GUID: nothing to learn from them, and
- * the walk stops at them as etl_payload_learn would. */
-static size_t prepass_heads(void *ctx, unsigned cpu, const struct etl_head *h, size_t n)
-{
-    (void)cpu;
-    (void)h;
-    const struct etl_payload *pl = ctx;
-    return pl->nomem ? ETL_HEADS_STOP : n;
-}
-
 bool etl_payload_prepass(struct etl_payload *pl, struct etl_file *f)
 {
     struct etl_scope scope;
     etl_scope_begin(f, &scope, false);
-    etl_walk_file_heads(f, prepass_event, prepass_heads, pl);
+    /* PERFINFO64 events carry no provider GUID: nothing to learn from
+     * them, all skipped in runs. */
+    etl_walk_file_runs(f, prepass_event, etl_runs_skip, NULL, pl);
     etl_scope_end(f, &scope);
     etl_scope_replay(f, &scope);
     if (pl->nomem)

@@ -549,22 +549,14 @@ struct build_ctx {
     bool compressed;
     uint64_t buffer_offset;
     uint32_t event_offset;
-    struct etl_heads_pick pick; /* PERFINFO64 events wanted whole */
+    struct etl_runs_pick pick; /* PERFINFO64 events wanted whole */
 };
-
-/* Takes the heads of the pre-pass's PERFINFO64 events up to the first one
- * that may be a Process or Thread record: that one comes whole. */
-static size_t build_heads(void *vctx, unsigned cpu, const struct etl_head *h, size_t n)
-{
-    (void)cpu;
-    struct build_ctx *b = vctx;
-    return etl_heads_pick(&b->pick, h, n);
-}
 
 /* Collects one event of the pre-pass. */
 static bool build_event(void *vctx, const struct etl_event *ev)
 {
     struct build_ctx *b = vctx;
+    etl_runs_pick_learn(&b->pick, ev);
     const struct etl_decoder *d = etl_dispatch(ev);
     if (d->kind != ETL_REC_PROCESS && d->kind != ETL_REC_THREAD)
         return true;
@@ -634,10 +626,15 @@ struct etl_procmap *etl_procmap_build(struct etl_file *f, bool report)
     b.m = m;
     b.scope = &scope;
     b.report = report;
-    etl_heads_pick_init(&b.pick, 1u << ETL_REC_PROCESS | 1u << ETL_REC_THREAD);
+    if (!etl_runs_pick_init(&b.pick, 1u << ETL_REC_PROCESS | 1u << ETL_REC_THREAD)) {
+        etl_file_nomem(f);
+        etl_procmap_free(m);
+        return NULL;
+    }
     etl_scope_begin(f, &scope, false);
-    etl_walk_file_heads(f, build_event, build_heads, &b);
+    etl_walk_file_runs(f, build_event, etl_runs_skip, b.pick.cls, &b);
     etl_scope_end(f, &scope);
+    etl_runs_pick_fini(&b.pick);
     etl_scope_replay(f, &scope);
     if (b.oom || etl_file_is_nomem(f) || !etl_procmap_finish(m)) {
         etl_file_nomem(f);

@@ -287,7 +287,8 @@ enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off
                                       struct etl_event *ev, size_t *next,
                                       const char **why);
 
-/* What a count needs of a PERFINFO64 record whole and sound. */
+/* A PERFINFO64 record whole and sound as a pass that reads runs of them by
+ * their heads sees it (etl_stream_heads). */
 struct etl_head {
     int64_t ts;               /* raw clock value */
     uint32_t offset;          /* offset of the record in its buffer */
@@ -313,8 +314,9 @@ struct etl_hook_run {
 };
 
 /* Parses PERFINFO64 records whole and sound from buf[off..len), as
- * etl_parse_heads does, each of class cls[its HookId] (cls: 65536 entries),
- * into runs of consecutive records of one class, at most max runs into r;
+ * etl_parse_heads does, each of class cls[its HookId] (cls: 65536 entries;
+ * NULL: every HookId of class 1), into runs of consecutive records of one
+ * class, at most max runs into r;
  * returns how many, with *next the offset of the first record not in them
  * (off when none): anything but such a record, a record of class 0, or the
  * first of a run past max. Counts without a record's head in memory. With
@@ -341,33 +343,24 @@ void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx);
  * (lowest SequenceNumber) of each processor, in processor order. */
 void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx);
 
-/* Receives the heads of n events of one buffer of processor cpu, in buffer
- * order; returns how many of them it took (n: all), or ETL_HEADS_STOP to
- * stop the walk. */
-typedef size_t (*etl_heads_fn)(void *ctx, unsigned cpu, const struct etl_head *h, size_t n);
-#define ETL_HEADS_STOP ((size_t)-1)
-
-/* etl_walk_file, but each run of PERFINFO64 events whole and sound goes to
- * heads as their heads (etl_parse_heads), in their place in the walk; every
- * other event goes to fn. When heads takes k < n of a run, the event of
- * head k goes to fn whole, and the walk goes on after it. For passes that
- * need no more of most of these events than their heads: counts, and
- * passes that look at other events only. */
-void etl_walk_file_heads(struct etl_file *f, etl_event_fn fn, etl_heads_fn heads,
-                         void *ctx);
-
 /* Receives n runs of events of one buffer of processor cpu (etl_parse_runs),
  * in buffer order; returns false to stop the walk. */
 typedef bool (*etl_runs_fn)(void *ctx, unsigned cpu, const struct etl_hook_run *r, size_t n);
 
 /* etl_walk_file, but each run of PERFINFO64 events whole and sound whose
  * HookIds have the same class in cls (65536 entries, the caller's, which
- * fn may change as it goes) goes to runs added up (etl_parse_runs), in its
- * place in the walk; every other event, and every event of class 0, goes
- * to fn. For counts by HookId: a pass that learns a HookId's class from its
- * first event whole, and then takes its events as runs. */
+ * fn may change as it goes; NULL: all of class 1) goes to runs added up
+ * (etl_parse_runs), in its place in the walk; every other event, and
+ * every event of class 0, goes to fn. For passes that need no more of most
+ * of these events than their counts and times, or nothing at all: counts
+ * by HookId (a HookId's class learnt from its first event whole, its
+ * events in runs from then on), and passes that look at other events only
+ * (the events they want whole of class 0, the others skipped in runs). */
 void etl_walk_file_runs(struct etl_file *f, etl_event_fn fn, etl_runs_fn runs,
                         const uint32_t *cls, void *ctx);
+
+/* A runs function that skips the runs it is given (etl_walk_file_runs). */
+bool etl_runs_skip(void *ctx, unsigned cpu, const struct etl_hook_run *r, size_t n);
 
 /*
  * Per-CPU streams: each CPU's buffers sorted by SequenceNumber, read one

@@ -245,12 +245,13 @@ size_t etl_parse_heads(const uint8_t *buf, size_t len, size_t off, struct etl_he
     return n;
 }
 
-/* etl_parse_runs, asking for the bytes ahead of each record when ahead (a
- * constant where it is inlined). A run's first record is checked for a
- * class of its own; the loop that follows it stops at the first record of
- * another class. */
+/* etl_parse_runs, asking for the bytes ahead of each record when ahead,
+ * every HookId of class 1 when all (constants where it is inlined). A
+ * run's first record is checked for a class of its own; the loop that
+ * follows it stops at the first record of another class. */
 ETL_INLINE size_t parse_runs(const uint8_t *buf, size_t len, size_t off, const uint32_t *cls,
-                             struct etl_hook_run *r, size_t max, size_t *next, bool ahead)
+                             struct etl_hook_run *r, size_t max, size_t *next, bool ahead,
+                             bool all)
 {
     size_t n = 0;
     if (len < 0x10) {
@@ -263,7 +264,7 @@ ETL_INLINE size_t parse_runs(const uint8_t *buf, size_t len, size_t off, const u
     while (n < max && off <= lim) {
         const uint8_t *p = buf + off;
         size_t sz = sound_size(buf, len, off);
-        uint32_t k = sz ? cls[etl_le16(p + 6)] : 0;
+        uint32_t k = !sz ? 0 : all ? 1 : cls[etl_le16(p + 6)];
         if (!k)
             break;
         int64_t ts = (int64_t)etl_le64(p + 8);
@@ -280,7 +281,7 @@ ETL_INLINE size_t parse_runs(const uint8_t *buf, size_t len, size_t off, const u
                 break;
             p = buf + off;
             sz = sound_size(buf, len, off);
-            if (!sz || cls[etl_le16(p + 6)] != k)
+            if (!sz || (!all && cls[etl_le16(p + 6)] != k))
                 break;
             ts = (int64_t)etl_le64(p + 8);
         }
@@ -293,8 +294,11 @@ ETL_INLINE size_t parse_runs(const uint8_t *buf, size_t len, size_t off, const u
 size_t etl_parse_runs(const uint8_t *buf, size_t len, size_t off, const uint32_t *cls,
                       struct etl_hook_run *r, size_t max, size_t *next, bool ahead)
 {
-    return ahead ? parse_runs(buf, len, off, cls, r, max, next, true)
-                 : parse_runs(buf, len, off, cls, r, max, next, false);
+    if (!cls)
+        return ahead ? parse_runs(buf, len, off, cls, r, max, next, true, true)
+                     : parse_runs(buf, len, off, cls, r, max, next, false, true);
+    return ahead ? parse_runs(buf, len, off, cls, r, max, next, true, false)
+                 : parse_runs(buf, len, off, cls, r, max, next, false, false);
 }
 
 enum etl_parse_status etl_parse_event(const uint8_t *buf, size_t len, size_t off,

@@ -1021,19 +1021,15 @@ void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
 
 /* ---- walks in file order ------------------------------------------------------ */
 
-/* What a walk calls: fn for each event, or heads (when not NULL) for each
- * run of PERFINFO64 events whole and sound, or runs (when not NULL) for
- * them added up by their class in cls. */
+/* What a walk calls: fn for each event, or runs (when not NULL) for runs of
+ * PERFINFO64 events whole and sound added up by their class in cls. */
 struct walker {
     etl_event_fn fn;
-    etl_heads_fn heads;
     etl_runs_fn runs;
     const uint32_t *cls;
     void *ctx;
 };
 
-/* Heads handed over at a time. */
-#define WALK_HEADS 128
 /* Runs handed over at a time. */
 #define WALK_RUNS 64
 
@@ -1048,20 +1044,6 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
     struct etl_event ev;
     for (;;) {
         size_t next;
-        if (w->heads) {
-            struct etl_head h[WALK_HEADS];
-            size_t n = etl_parse_heads(l->bytes, l->end, off, h, WALK_HEADS, &next);
-            size_t took = n ? w->heads(w->ctx, l->b.cpu, h, n) : 0;
-            if (took == ETL_HEADS_STOP)
-                return false;
-            if (took < n) {
-                off = h[took].offset; /* that one whole, below */
-            } else {
-                off = next;
-                if (n == WALK_HEADS)
-                    continue;
-            }
-        }
         if (w->runs) {
             /* Whatever ended the runs (possibly that there were WALK_RUNS
              * of them) comes whole, below. */
@@ -1209,27 +1191,29 @@ static void walk_file(struct etl_file *f, const struct walker *w)
 
 void etl_walk_file(struct etl_file *f, etl_event_fn fn, void *ctx)
 {
-    const struct walker w = { fn, NULL, NULL, NULL, ctx };
-    walk_file(f, &w);
-}
-
-void etl_walk_file_heads(struct etl_file *f, etl_event_fn fn, etl_heads_fn heads,
-                         void *ctx)
-{
-    const struct walker w = { fn, heads, NULL, NULL, ctx };
+    const struct walker w = { fn, NULL, NULL, ctx };
     walk_file(f, &w);
 }
 
 void etl_walk_file_runs(struct etl_file *f, etl_event_fn fn, etl_runs_fn runs,
                         const uint32_t *cls, void *ctx)
 {
-    const struct walker w = { fn, NULL, runs, cls, ctx };
+    const struct walker w = { fn, runs, cls, ctx };
     walk_file(f, &w);
+}
+
+bool etl_runs_skip(void *ctx, unsigned cpu, const struct etl_hook_run *r, size_t n)
+{
+    (void)ctx;
+    (void)cpu;
+    (void)r;
+    (void)n;
+    return true;
 }
 
 void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
 {
-    const struct walker w = { fn, NULL, NULL, NULL, ctx };
+    const struct walker w = { fn, NULL, NULL, ctx };
     if (!etl_file_index(f))
         return;
     size_t *first = calloc(ETL_MAX_CPUS, sizeof *first); /* index + 1 */

@@ -23,7 +23,7 @@ struct scan_ctx {
     struct etl_ext_scan *s;
     uint64_t order;
     bool nomem;
-    struct etl_heads_pick pick; /* PERFINFO64 events wanted whole */
+    struct etl_runs_pick pick; /* PERFINFO64 events wanted whole */
 };
 
 /* Keeps one event if it is a header extension. */
@@ -31,6 +31,8 @@ static bool scan_event(void *vctx, const struct etl_event *ev)
 {
     struct scan_ctx *x = vctx;
     struct etl_ext_scan *s = x->s;
+    if (x->pick.cls)
+        etl_runs_pick_learn(&x->pick, ev);
     if (!(ev->flags & ETL_EV_TS))
         return true;
     const struct etl_decoder *d = etl_dispatch(ev);
@@ -77,20 +79,14 @@ static int cmp_event(const void *a, const void *b, void *ctx)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Takes the heads of PERFINFO64 events up to the first one that may be a
- * header extension: that one comes whole. */
-static size_t scan_heads(void *vctx, unsigned cpu, const struct etl_head *h, size_t n)
-{
-    (void)cpu;
-    struct scan_ctx *x = vctx;
-    return etl_heads_pick(&x->pick, h, n);
-}
-
 bool etl_ext_scan(struct etl_file *f, bool all, struct etl_ext_scan *out)
 {
     memset(out, 0, sizeof *out);
-    struct scan_ctx x = { out, 0, false, { 0, 0, false } };
-    etl_heads_pick_init(&x.pick, 1u << ETL_REC_HEADER_EXT);
+    struct scan_ctx x = { out, 0, false, { 0, NULL } };
+    if (all && !etl_runs_pick_init(&x.pick, 1u << ETL_REC_HEADER_EXT)) {
+        etl_file_nomem(f);
+        return false;
+    }
     /* A full scan holds its problems: the trace row that it is for comes
      * first. A quick one (header buffers, then each processor's first
      * buffer: where sessions write their masks) is quiet: the view that
@@ -98,10 +94,11 @@ bool etl_ext_scan(struct etl_file *f, bool all, struct etl_ext_scan *out)
     out->f = f;
     etl_scope_begin(f, &out->scope, all);
     if (all)
-        etl_walk_file_heads(f, scan_event, scan_heads, &x);
+        etl_walk_file_runs(f, scan_event, etl_runs_skip, x.pick.cls, &x);
     else
         etl_walk_first_buffers(f, scan_event, &x);
     etl_scope_end(f, &out->scope);
+    etl_runs_pick_fini(&x.pick);
     if (out->n > 1)
         etl_sort(out->ev, out->n, sizeof *out->ev, cmp_event, NULL);
     if (x.nomem || etl_file_is_nomem(f)) {

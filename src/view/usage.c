@@ -282,13 +282,15 @@ static bool span_event(void *vctx, const struct etl_event *ev)
     return true;
 }
 
-/* The span of PERFINFO64 events, which all carry a time. */
-static size_t span_heads(void *vctx, unsigned cpu, const struct etl_head *h, size_t n)
+/* The span of runs of PERFINFO64 events, which all carry a time. */
+static bool span_runs(void *vctx, unsigned cpu, const struct etl_hook_run *r, size_t n)
 {
     (void)cpu;
-    for (size_t i = 0; i < n; i++)
-        span_add(vctx, h[i].ts);
-    return n;
+    for (size_t i = 0; i < n; i++) {
+        span_add(vctx, r[i].first);
+        span_add(vctx, r[i].last);
+    }
+    return true;
 }
 
 bool etl_trace_span(struct etl_file *f, int64_t *first, int64_t *last)
@@ -296,7 +298,7 @@ bool etl_trace_span(struct etl_file *f, int64_t *first, int64_t *last)
     struct span_ctx s = { 0, 0, false };
     struct etl_scope scope;
     etl_scope_begin(f, &scope, false);
-    etl_walk_file_heads(f, span_event, span_heads, &s);
+    etl_walk_file_runs(f, span_event, span_runs, NULL, &s);
     etl_scope_end(f, &scope);
     etl_scope_replay(f, &scope);
     const struct etl_clock *clk = etl_file_clock(f);

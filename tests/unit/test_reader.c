@@ -933,108 +933,58 @@ static void same_both_ways(const char *path, uint64_t min_events, uint64_t min_p
     }
 }
 
-/* What a walk saw of each event, as a count needs it: processor, kind,
- * HookId, time and size folded into a hash in order; and how many came as
- * heads. With stop_at, the walk is stopped at that event; with picky, the
- * heads of some events are left to come whole. */
-struct counted {
-    uint64_t events, hash, heads, stop_at, offered;
-    bool picky;
-};
-
-static bool count_one(struct counted *x, unsigned cpu, unsigned kind, unsigned hook,
-                      int64_t ts, unsigned size)
-{
-    uint32_t v[4] = { cpu, kind, hook, size };
-    x->hash = fnv(fnv(x->hash, v, sizeof v), &ts, sizeof ts);
-    return ++x->events != x->stop_at;
-}
-
-static bool counted_event(void *ctx, const struct etl_event *ev)
-{
-    return count_one(ctx, ev->cpu, ev->kind,
-                     (ev->flags & ETL_EV_HOOK) ? ev->hook_id : 0x10000u, ev->ts, ev->size);
-}
-
-static size_t counted_heads(void *ctx, unsigned cpu, const struct etl_head *h, size_t n)
-{
-    struct counted *x = ctx;
-    ck_assert_uint_gt(n, 0);
-    for (size_t i = 0; i < n; i++) {
-        if (x->picky && ++x->offered % 3 == 0)
-            return i; /* every third head offered: its event whole */
-        x->heads++;
-        if (!count_one(x, cpu, ETL_KIND_PERFINFO64, h[i].hook_id, h[i].ts, h[i].size))
-            return ETL_HEADS_STOP;
-    }
-    return n;
-}
-
-/* Walks path in file order with etl_walk_file and with etl_walk_file_heads,
- * whole and stopped halfway, its heads taken all or some: the same events
- * in the same order, the same problems; at least min_heads of the events
- * as heads when they are all taken. */
-static void same_by_heads(const char *path, uint64_t min_heads)
-{
-    struct counted whole[2], half[2];
-    struct seen pr[2];
-    uint64_t all_heads = 0;
-    for (int stop = 0; stop < 4; stop++) {
-        for (int k = 0; k < 2; k++) {
-            struct counted *x = stop % 2 ? &half[k] : &whole[k];
-            memset(x, 0, sizeof *x);
-            x->stop_at = stop % 2 ? whole[0].events / 2 + 1 : 0;
-            x->picky = stop >= 2;
-            memset(&pr[k], 0, sizeof pr[k]);
-            struct etl_diag d = { seen_problem, NULL, NULL, NULL, &pr[k] };
-            enum etl_open_status st;
-            struct etl_file *f = etl_open_path(path, &d, &st);
-            ck_assert_msg(f != NULL, "%s: open status %d", path, (int)st);
-            if (k == 0)
-                etl_walk_file(f, counted_event, x);
-            else
-                etl_walk_file_heads(f, counted_event, counted_heads, x);
-            etl_close(f);
-        }
-        struct counted *x = stop % 2 ? half : whole;
-        ck_assert_msg(x[0].events == x[1].events && x[0].hash == x[1].hash,
-                      "%s: events differ: %llu, by heads %llu", path,
-                      (unsigned long long)x[0].events, (unsigned long long)x[1].events);
-        ck_assert_uint_eq(x[0].heads, 0);
-        ck_assert_msg(pr[0].problems == pr[1].problems && pr[0].pr_hash == pr[1].pr_hash,
-                      "%s: problems differ: %llu, by heads %llu", path,
-                      (unsigned long long)pr[0].problems, (unsigned long long)pr[1].problems);
-        if (stop == 0) {
-            all_heads = whole[1].heads;
-            ck_assert_msg(all_heads >= min_heads, "%s: %llu heads", path,
-                          (unsigned long long)all_heads);
-        }
-        if (stop == 2 && all_heads >= 30) /* about a third left to come whole */
-            ck_assert_msg(whole[1].heads > all_heads / 2 && whole[1].heads < all_heads * 5 / 6,
-                          "%s: %llu of %llu heads taken", path,
-                          (unsigned long long)whole[1].heads, (unsigned long long)all_heads);
-        if (stop % 2 && whole[0].events)
-            ck_assert_uint_eq(half[1].events, whole[0].events / 2 + 1);
-    }
-}
-
 /* What a walk saw, added up as a count by HookId adds it up: by processor
- * (modulo 64) and class (1 to 5 for a PERFINFO64 event, from its HookId;
- * 0 for every other event): events, bytes, least and greatest time. A
- * walk by runs learns a HookId's class from its first event whole; with
- * stop, it stops at its first runs. */
+ * (modulo 64) and class (1 to 5 for a PERFINFO64 event, from its HookId,
+ * but 0 for a sixth of the HookIds; 0 for every other event): events,
+ * bytes, least and greatest time. A walk by runs learns a HookId's class
+ * from its first event whole; with stop, it stops at its first runs. The
+ * plain walk keeps where each event was (seq); the walk by runs checks that
+ * the events it is given whole come in that order (pos: the next to look
+ * at), and that every event of class 0 does. */
 struct by_class {
     struct { uint64_t count, bytes; int64_t first, last; } t[64][6];
     uint32_t cls[65536];
     uint64_t as_runs, after_stop;
-    uint64_t odd; /* runs or classes that cannot be (checked at the end:
-                   * an assertion a call costs a write) */
-    bool stop, stopped;
+    uint64_t odd; /* runs or classes that cannot be, events out of order
+                   * (checked at the end: an assertion a call costs a write) */
+    uint64_t *seq;
+    size_t nseq, cap, pos;
+    bool stop, stopped, check;
 };
 
 static unsigned class_of(const struct etl_event *ev)
 {
-    return ev->kind == ETL_KIND_PERFINFO64 ? ev->hook_id % 5u + 1u : 0;
+    if (ev->kind != ETL_KIND_PERFINFO64 || ev->hook_id % 6u == 0)
+        return 0;
+    return ev->hook_id % 5u + 1u;
+}
+
+/* Where an event is: its buffer and its offset in it. */
+static uint64_t event_place(const struct etl_event *ev)
+{
+    return ev->buffer_offset << 24 ^ ev->event_offset;
+}
+
+/* Keeps an event's place (the plain walk), or finds it among those kept
+ * past the last one found (the walk by runs). */
+static void class_order(struct by_class *x, const struct etl_event *ev)
+{
+    uint64_t at = event_place(ev);
+    if (!x->check) {
+        if (x->nseq == x->cap) {
+            x->cap = x->cap ? 2 * x->cap : 4096;
+            x->seq = realloc(x->seq, x->cap * sizeof *x->seq);
+            ck_assert_ptr_nonnull(x->seq);
+        }
+        x->seq[x->nseq++] = at;
+        return;
+    }
+    while (x->pos < x->nseq && x->seq[x->pos] != at)
+        x->pos++;
+    if (x->pos == x->nseq)
+        x->odd++;
+    else
+        x->pos++;
 }
 
 static void class_add(struct by_class *x, unsigned cpu, unsigned k, uint64_t count,
@@ -1063,6 +1013,7 @@ static bool class_event(void *ctx, const struct etl_event *ev)
     if (k)
         x->cls[ev->hook_id] = k;
     class_add(x, ev->cpu, k, 1, ev->size, ev->ts, ev->ts);
+    class_order(x, ev);
     return true;
 }
 
@@ -1081,9 +1032,10 @@ static bool class_runs(void *ctx, unsigned cpu, const struct etl_hook_run *r, si
 }
 
 /* Walks path in file order with etl_walk_file and with etl_walk_file_runs,
- * read by copying and mapped: the same events added up by class, the same
- * problems; at least min_runs of the events in runs (by copying); a walk
- * whose runs ask to stop calls nothing more. */
+ * read by copying and mapped: the same events added up by class, the
+ * events given whole in the plain walk's order, the same problems; at
+ * least min_runs of the events in runs (by copying); a walk whose runs ask
+ * to stop calls nothing more. */
 static void same_by_runs(const char *path, uint64_t min_runs)
 {
     struct by_class *x = calloc(3, sizeof *x);
@@ -1100,13 +1052,18 @@ static void same_by_runs(const char *path, uint64_t min_runs)
             enum etl_open_status st;
             struct etl_file *f = etl_open_path(path, &d, &st);
             ck_assert_msg(f != NULL, "%s: open status %d", path, (int)st);
-            if (k == 0)
+            if (k == 0) {
                 etl_walk_file(f, class_event, &x[k]);
-            else
+            } else {
+                x[k].seq = x[0].seq;
+                x[k].nseq = x[0].nseq;
+                x[k].check = true;
                 etl_walk_file_runs(f, class_event, class_runs, x[k].cls, &x[k]);
+            }
             etl_close(f);
         }
         etl_read_way = ETL_READ_CHOOSE;
+        free(x[0].seq);
         ck_assert_msg(memcmp(x[0].t, x[1].t, sizeof x[0].t) == 0,
                       "%s: counts differ by runs (way %d)", path, w);
         ck_assert_msg(pr[0].problems == pr[1].problems && pr[0].pr_hash == pr[1].pr_hash,
@@ -1263,8 +1220,7 @@ START_TEST(read_copied_or_mapped)
         int n = kind == 3 ? 40000 : 6000;
         write_trace(path, n, kind == 3 ? 0x30000 : 4096, kind == 1, kind == 2);
         same_both_ways(path, (uint64_t)n / 3, 0, NULL);
-        same_by_heads(path, (uint64_t)n / 4); /* a CSwitch event is PERFINFO64 */
-        same_by_runs(path, (uint64_t)n / 4);
+        same_by_runs(path, (uint64_t)n / 4); /* a CSwitch event is PERFINFO64 */
         /* Damage: event headers and buffer headers, and a cut last buffer
          * (or, compressed, a cut stream). */
         struct stat sb;
@@ -1276,7 +1232,6 @@ START_TEST(read_copied_or_mapped)
         smash(path, 4096 * 4 + 0x30, junk + 1, sizeof junk - 1); /* Offset */
         ck_assert_int_eq(truncate(path, sb.st_size - 1500), 0);
         same_both_ways(path, 1000, 1, NULL);
-        same_by_heads(path, 100);
         same_by_runs(path, 100);
         if (kind == 0) /* a buffer grows past the largest the index saw */
             same_both_ways(path, 1000, 3, grow_buffer);
@@ -1288,7 +1243,6 @@ START_TEST(read_copied_or_mapped)
         if (!real_trace_path("test_reader", name, path, sizeof path))
             continue;
         same_both_ways(path, 1, 0, NULL);
-        same_by_heads(path, 0);
         same_by_runs(path, 0);
     }
 }

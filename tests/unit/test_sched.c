@@ -415,19 +415,33 @@ START_TEST(dispatch_may_be)
     ck_assert(etl_dispatch_may_be(0x0301, ETL_KIND_PERFINFO64, pt));
     ck_assert(etl_dispatch_may_be(0x0548, ETL_KIND_PERFINFO64, pt));
     ck_assert(etl_dispatch_may_be(0x0532, ETL_KIND_PERFINFO64, 1u << ETL_REC_READY));
-    /* A pass's pick: the heads before the first event it wants whole. */
-    struct etl_head h[5];
-    static const uint16_t hooks[5] = { 0x0524, 0x0524, 0x0301, 0x0524, 0x0548 };
-    for (int i = 0; i < 5; i++)
-        h[i] = (struct etl_head){ 100 + i, 0x48u + 0x40u * (unsigned)i, hooks[i], 0x40 };
-    struct etl_heads_pick pick;
-    etl_heads_pick_init(&pick, pt);
-    ck_assert_uint_eq(etl_heads_pick(&pick, h, 5), 2);
-    ck_assert_uint_eq(etl_heads_pick(&pick, h + 2, 3), 0);  /* the answer kept: still whole */
-    ck_assert_uint_eq(etl_heads_pick(&pick, h + 3, 2), 1);
-    ck_assert_uint_eq(etl_heads_pick(&pick, h, 2), 2);
-    etl_heads_pick_init(&pick, 1u << ETL_REC_HEADER_EXT);
-    ck_assert_uint_eq(etl_heads_pick(&pick, h, 5), 5);
+    /* A pass's pick: a HookId in runs once an event of it has come whole
+     * and cannot be of the kinds wanted; one that can stays whole, and so
+     * do the HookIds of other kinds' events. */
+    static const uint8_t none[1] = { 0 };
+    struct etl_runs_pick pick;
+    ck_assert(etl_runs_pick_init(&pick, pt));
+    static const uint16_t hooks[4] = { 0x0524, 0x0301, 0x0548, 0x0F2E };
+    for (int i = 0; i < 4; i++)
+        ck_assert_uint_eq(pick.cls[hooks[i]], 0);
+    for (int i = 0; i < 4; i++) {
+        struct etl_event ev = ev_of(none, 0, hooks[i], ETL_KIND_PERFINFO64, 2);
+        etl_runs_pick_learn(&pick, &ev);
+    }
+    struct etl_event sys = ev_of(none, 0, 0x0050, ETL_KIND_SYSTEM64, 2);
+    etl_runs_pick_learn(&pick, &sys);
+    ck_assert_uint_eq(pick.cls[0x0524], 1);
+    ck_assert_uint_eq(pick.cls[0x0F2E], 1);
+    ck_assert_uint_eq(pick.cls[0x0301], 0);
+    ck_assert_uint_eq(pick.cls[0x0548], 0);
+    ck_assert_uint_eq(pick.cls[0x0050], 0);
+    etl_runs_pick_fini(&pick);
+    ck_assert_ptr_null(pick.cls);
+    ck_assert(etl_runs_pick_init(&pick, 1u << ETL_REC_HEADER_EXT));
+    struct etl_event ev = ev_of(none, 0, 0x0301, ETL_KIND_PERFINFO64, 2);
+    etl_runs_pick_learn(&pick, &ev);
+    ck_assert_uint_eq(pick.cls[0x0301], 1);
+    etl_runs_pick_fini(&pick);
 }
 END_TEST
 
