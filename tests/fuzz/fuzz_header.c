@@ -7,7 +7,8 @@
  * Each record also goes through the decoders that its HookId selects.
  * From the walk's start, the runs of etl_parse_runs must be those the walk
  * finds: consecutive PERFINFO64 records of one class added up, up to the
- * first record of class 0 or of another kind, or the first not parsed.
+ * first record of class 0 or of another kind, or the first not parsed
+ * (with classes, and with none: every HookId of class 1).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,9 +39,10 @@ static volatile unsigned sink;
 /* Classes of HookIds for the runs: a third of them none. */
 static uint32_t classes[65536];
 
-/* Checks etl_parse_runs from off, asking for the bytes ahead or not,
- * against the records etl_parse_event finds there. */
-static void runs_agree(const uint8_t *data, size_t size, size_t off, bool ahead)
+/* Checks etl_parse_runs from off, asking for the bytes ahead or not, with
+ * the classes above or none (every HookId of class 1), against the records
+ * etl_parse_event finds there. */
+static void runs_agree(const uint8_t *data, size_t size, size_t off, bool ahead, bool all)
 {
     if (!classes[1])
         for (size_t i = 0; i < 65536; i++)
@@ -48,7 +50,8 @@ static void runs_agree(const uint8_t *data, size_t size, size_t off, bool ahead)
     enum { MAX_RUNS = 64 };
     struct etl_hook_run r[MAX_RUNS], want;
     size_t next = 0;
-    size_t n = etl_parse_runs(data, size, off, classes, r, MAX_RUNS, &next, ahead);
+    size_t n = etl_parse_runs(data, size, off, all ? NULL : classes, r, MAX_RUNS, &next,
+                              ahead);
     if (n > MAX_RUNS)
         abort();
     size_t k = 0;      /* runs checked */
@@ -60,7 +63,7 @@ static void runs_agree(const uint8_t *data, size_t size, size_t off, bool ahead)
         uint32_t c = 0;
         if (etl_parse_event(data, size, off, &ev, &after, &why) == ETL_PARSE_OK &&
             ev.kind == ETL_KIND_PERFINFO64)
-            c = classes[ev.hook_id];
+            c = all ? 1 : classes[ev.hook_id];
         if (open && c != want.cls) {
             if (k >= n || memcmp(&r[k], &want, sizeof want) != 0)
                 abort();
@@ -88,8 +91,8 @@ static void runs_agree(const uint8_t *data, size_t size, size_t off, bool ahead)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     size_t off = size >= ETL_BUF_HEADER_SIZE ? ETL_BUF_HEADER_SIZE : 0;
-    runs_agree(data, size, off, false);
-    runs_agree(data, size, off, true);
+    for (int k = 0; k < 4; k++)
+        runs_agree(data, size, off, k & 1, k >> 1);
     struct etl_switch *batch = NULL;
     size_t batch_cap = 0;
     for (;;) {

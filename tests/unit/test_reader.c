@@ -346,6 +346,12 @@ START_TEST(runs_by_class)
         ck_assert_uint_eq(etl_parse_runs(b.d, at8 - 1, at6, cls, r, 4, &next, ahead), 1);
         ck_assert_uint_eq(next, at6 + 0x10);
         ck_assert_uint_eq(r[0].count, 1);
+        /* No classes: every HookId of class 1, one run to the first record
+         * of another kind. */
+        ck_assert_uint_eq(etl_parse_runs(b.d, b.n, 0, NULL, r, 4, &next, ahead), 1);
+        ck_assert_uint_eq(next, at8);
+        ck_assert(r[0].cls == 1 && r[0].count == 8 && r[0].first == -8 && r[0].last == 9);
+        ck_assert_uint_eq(r[0].bytes, 0x18 + 0x10 + 0x20 + 0x10 + 0x13 + 0x10 + 0x10 + 0x28);
     }
 }
 END_TEST
