@@ -765,21 +765,15 @@ bool etl_procmap_who_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
 
 void etl_who_cache_fini(struct etl_who_cache *c)
 {
-    free(c->on);
-    c->on = NULL;
-    c->non = 0;
+    free(c->tids);
+    c->tids = NULL;
 }
 
-bool etl_who_cache_grow(struct etl_who_cache *c, uint16_t cpu)
+bool etl_who_cache_init(struct etl_who_cache *c)
 {
-    size_t n = (size_t)cpu + 1;
-    struct etl_who_on *a = realloc(c->on, n * sizeof *a);
-    if (!a)
-        return false;
-    memset(a + c->non, 0, (n - c->non) * sizeof *a);
-    c->on = a;
-    c->non = n;
-    return true;
+    if (!c->tids)
+        c->tids = calloc(ETL_WHO_TIDS, sizeof *c->tids);
+    return c->tids != NULL;
 }
 
 size_t etl_procmap_nthreads(const struct etl_procmap *m)

@@ -142,26 +142,50 @@ bool etl_procmap_who(const struct etl_procmap *m, uint32_t tid, int64_t ts,
 bool etl_procmap_who_span(const struct etl_procmap *m, uint32_t tid, int64_t ts,
                           struct etl_who *w, int64_t *from, int64_t *until);
 
-/* For a pass over the switches in time order: each CPU's latest new
- * thread, who it is and the times through which the map says the same of
- * its TID. The CPU's next switch mostly switches that thread out within
- * them, and its who is taken from here. Zeroed to start. */
-struct etl_who_on {
+/* For a pass over the switches in time order: recent answers of the map
+ * for a TID, who it is and the times through which the map says the same
+ * of it, in a table of ETL_WHO_TIDS by a hash of the TID. A switch's old
+ * thread is mostly its CPU's previous new thread, and its new thread one
+ * that ran not long before: their who is mostly taken from here. Zeroed to
+ * start. */
+#define ETL_WHO_TIDS 256u
+struct etl_who_tid {
     struct etl_who who;
     int64_t from, until;
     uint32_t tid;
     bool valid;
 };
 struct etl_who_cache {
-    struct etl_who_on *on;    /* by CPU */
-    size_t non;
+    struct etl_who_tid *tids; /* ETL_WHO_TIDS of them, or NULL until the first */
 };
 
 /* Frees what the cache holds (it may be used again, empty). */
 void etl_who_cache_fini(struct etl_who_cache *c);
 
-/* Makes room in the cache for CPU cpu; false when out of memory. */
-bool etl_who_cache_grow(struct etl_who_cache *c, uint16_t cpu);
+/* Sets up the cache's table; false when out of memory. */
+bool etl_who_cache_init(struct etl_who_cache *c);
+
+/* Fills *w with who tid is at ts, from the cache c (set up) or the map. */
+static inline void etl_procmap_who_cached(const struct etl_procmap *m, struct etl_who_cache *c,
+                                          uint32_t tid, int64_t ts, struct etl_who *w)
+{
+    struct etl_who_tid *e = &c->tids[(tid * 0x9E3779B1u) >> 24];
+    _Static_assert(ETL_WHO_TIDS == 1u << 8, "the slot: the top 8 bits of the hash");
+    if (!(e->valid && e->tid == tid && ts >= e->from && ts < e->until)) {
+        etl_procmap_who_span(m, tid, ts, &e->who, &e->from, &e->until);
+        e->tid = tid;
+        e->valid = true;
+    }
+    /* Member by member: a copy of the whole, in wider moves, would read
+     * back what the call has just stored in narrower ones, and wait for
+     * the stores to land. */
+    w->pid = e->who.pid;
+    w->image_len = e->who.image_len;
+    w->image = e->who.image;
+    w->thread = e->who.thread;
+    w->proc = e->who.proc;
+    w->known = e->who.known;
+}
 
 /* Fills *wo and *wn with who the old and new threads of sw are at its time
  * (etl_procmap_who), through the cache c; a side sw does not carry is not
@@ -171,31 +195,17 @@ static inline bool etl_procmap_switch_who(const struct etl_procmap *m, struct et
                                           const struct etl_switch *sw, struct etl_who *wo,
                                           struct etl_who *wn)
 {
-    if (sw->cpu >= c->non && !etl_who_cache_grow(c, sw->cpu))
+    if (!c->tids && !etl_who_cache_init(c))
         return false;
-    struct etl_who_on *on = &c->on[sw->cpu];
     uint32_t h = sw->has;
-    if ((h & SW_OLD_TID) && on->valid && on->tid == sw->old_tid && sw->ts >= on->from &&
-        sw->ts < on->until) {
-        *wo = on->who;
+    if (h & SW_OLD_TID) {
+        etl_procmap_who_cached(m, c, sw->old_tid, sw->ts, wo);
     } else {
         etl_procmap_who(m, sw->old_tid, sw->ts, wo);
-        if (!(h & SW_OLD_TID))
-            wo->known = false, wo->image = NULL;
+        wo->known = false, wo->image = NULL;
     }
     if (h & SW_NEW_TID) {
-        etl_procmap_who_span(m, sw->new_tid, sw->ts, &on->who, &on->from, &on->until);
-        /* Member by member: a copy of the whole, in wider moves, would
-         * read back what the call has just stored in narrower ones, and
-         * wait for the stores to land (half of this pass's own time). */
-        wn->pid = on->who.pid;
-        wn->image_len = on->who.image_len;
-        wn->image = on->who.image;
-        wn->thread = on->who.thread;
-        wn->proc = on->who.proc;
-        wn->known = on->who.known;
-        on->tid = sw->new_tid;
-        on->valid = true;
+        etl_procmap_who_cached(m, c, sw->new_tid, sw->ts, wn);
     } else {
         wn->thread = wn->proc = ETL_PM_NONE;
         wn->known = false, wn->image = NULL, wn->image_len = 0, wn->pid = 0;

@@ -1800,7 +1800,7 @@ static bool read_all(struct summary *m, struct etl_switch_reader *r, struct etl_
     struct etl_sched_item it;
     struct etl_sched_facts sf;
     struct etl_who wo, wn;
-    struct etl_who_cache who = { NULL, 0 };
+    struct etl_who_cache who = { NULL };
     while (!m->oom && etl_sched_next(r, &it)) {
         bool sw = it.kind == ETL_SCHED_SWITCH;
         if ((sw && !etl_procmap_switch_who(m->map, &who, &it.u.sw, &wo, &wn)) ||

@@ -365,7 +365,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
      * switches to CSV on two threads: 1.29 s with an ordinary copy, 1.12
      * s); with one thread it is built in its slot. */
     struct sw_item cur;
-    struct sw_pass ps = { f, r, map, an, { NULL, 0 } };
+    struct sw_pass ps = { f, r, map, an, { NULL } };
     while (pp && (x = threads > 1 ? &cur : etl_pipe_slot(pp)) != NULL && next_switch(&ps, x)) {
         if ((threads > 1 ? etl_pipe_put(pp, &cur) : etl_pipe_commit(pp)) != 0)
             break;

@@ -153,6 +153,27 @@ START_TEST(many_lifetimes)
             bad++;
     }
     ck_assert_uint_eq(bad, 0);
+    /* Through a switch pass's cache: the map's answers, whatever came
+     * before. A few hundred TIDs (more than the cache's slots, so that
+     * they take each other's), times mostly forward, sometimes back. */
+    struct etl_who_cache c = { NULL };
+    ck_assert(etl_who_cache_init(&c));
+    int64_t now = -100;
+    for (unsigned q = 0; q < 200000; q++) {
+        uint64_t r = unit_rand(&seed);
+        uint32_t tid = 4 * (uint32_t)(r % 400) + 4;
+        now += (int64_t)((r >> 20) % 3);
+        int64_t ts = (r >> 40) % 5 == 0 ? now - (int64_t)((r >> 44) % 200) : now;
+        struct etl_who a, b;
+        etl_procmap_who_cached(m, &c, tid, ts, &a);
+        etl_procmap_who(m, tid, ts, &b);
+        if (a.pid != b.pid || a.image != b.image || a.image_len != b.image_len ||
+            a.thread != b.thread || a.proc != b.proc || a.known != b.known)
+            bad++;
+    }
+    ck_assert_uint_eq(bad, 0);
+    etl_who_cache_fini(&c);
+    ck_assert_ptr_null(c.tids);
     etl_procmap_free(m);
 }
 END_TEST
