@@ -316,13 +316,13 @@ struct etl_hook_run {
 /* Parses PERFINFO64 records whole and sound from buf[off..len), as
  * etl_parse_heads does, each of class cls[its HookId] (cls: 65536 entries;
  * NULL: every HookId of class 1), into runs of consecutive records of one
- * class, at most max runs into r;
- * returns how many, with *next the offset of the first record not in them
- * (off when none): anything but such a record, a record of class 0, or the
- * first of a run past max. Counts without a record's head in memory. With
- * ahead, for a buffer read in place from a mapping, it asks for the bytes
- * ahead of each record as etl_parse_heads does (a buffer copied or
- * decompressed is near already). */
+ * class, at most max runs into r; returns how many, with *next the offset
+ * of the first record not in them (off when none): anything but such a
+ * record, a record of class 0, or the first of a run past max. Counts
+ * without a record's head in memory. With ahead, for a buffer read in
+ * place (the file's mapping or memory block), it asks for the bytes ahead
+ * of each record as etl_parse_heads does (a buffer copied or decompressed
+ * is near already). */
 size_t etl_parse_runs(const uint8_t *buf, size_t len, size_t off, const uint32_t *cls,
                       struct etl_hook_run *r, size_t max, size_t *next, bool ahead);
 

@@ -178,18 +178,22 @@ static uint32_t find_hashed(struct census *c, const struct key *k)
     return c->hash[j] = add_entry(c, k);
 }
 
+/* Returns a kernel kind's table of entries by HookId, made empty the first
+ * time; NULL when out of memory (f is marked). */
+static uint32_t *hook_table(struct census *c, unsigned kind)
+{
+    if (!c->hooks[kind] && !(c->hooks[kind] = calloc(65536, sizeof *c->hooks[kind])))
+        etl_file_nomem(c->f);
+    return c->hooks[kind];
+}
+
 /* Returns the entry of a kernel kind's HookId + 1, adding it; 0 when full
  * or out of memory. A table per kind, indexed by HookId, finds it. */
 static uint32_t find_hook(struct census *c, const struct key *k)
 {
-    uint32_t *t = c->hooks[k->kind];
-    if (!t) {
-        t = c->hooks[k->kind] = calloc(65536, sizeof *t);
-        if (!t) {
-            etl_file_nomem(c->f);
-            return 0;
-        }
-    }
+    uint32_t *t = hook_table(c, k->kind);
+    if (!t)
+        return 0;
     if (!t[k->hook])
         t[k->hook] = add_entry(c, k);
     return t[k->hook];
@@ -410,10 +414,9 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
      * counted by their heads alone, added up in runs while they are read. */
     if (c.flt) {
         etl_walk_file(f, census_event, &c);
-    } else if ((c.hooks[ETL_KIND_PERFINFO64] = calloc(65536, sizeof(uint32_t))) != NULL) {
+    } else if (hook_table(&c, ETL_KIND_PERFINFO64)) {
         etl_walk_file_runs(f, census_event, census_runs, c.hooks[ETL_KIND_PERFINFO64], &c);
     } else {
-        etl_file_nomem(f);
         free(c.cpu);
         etl_payload_free(c.pl);
         return 0;
