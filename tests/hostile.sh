@@ -58,9 +58,10 @@ case $leaks_every in ''|*[!0-9]*|0) leaks_every=4 ;; esac
 asan=
 asan_options=${ASAN_OPTIONS:-}
 nm "$etldump" 2>/dev/null | grep -q '__asan_init' && asan=yes
-# An AddressSanitizer run takes ~32 ms (~43 with the leak check, the
-# globals mapped before main: tests/mem/populate.c) where the gcc build's
-# takes ~3.5: one view per input there (the gcc build's sweep runs three).
+# An AddressSanitizer run takes ~26 ms (~33 with the leak check, the
+# program's own globals left out of it: tests/mem/lsan.c) where the gcc
+# build's takes ~4-6: one view per input there (the gcc build's sweep runs
+# three).
 views_default=3
 [ -n "$asan" ] && views_default=1
 nviews=${HOSTILE_VIEWS:-$views_default}
