@@ -378,6 +378,18 @@ static void key_name(const struct key *k, char *out, size_t cap)
     }
 }
 
+/* Frees what the census holds (what it never made is NULL). */
+static void census_free(struct census *c)
+{
+    free(c->ents);
+    free(c->hash);
+    for (size_t i = 0; i < sizeof c->hooks / sizeof c->hooks[0]; i++)
+        free(c->hooks[i]);
+    free(c->cpu);
+    etl_procmap_free(c->map);
+    etl_payload_free(c->pl);
+}
+
 int etl_view_stats(struct etl_printer *p, struct etl_file *f,
                    const struct etl_view_opts *o)
 {
@@ -390,37 +402,26 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     c.clk = etl_file_clock(f);
     c.cpu = calloc(ETL_MAX_CPUS, sizeof *c.cpu);
     c.pl = etl_payload_new();
-    if (!c.cpu || !c.pl) {
+    bool made = c.cpu && c.pl;
+    if (!made)
         etl_file_nomem(f);
-        free(c.cpu);
-        etl_payload_free(c.pl);
-        return 0;
-    }
     /* Names by filter need the trace's descriptions before the walk;
      * otherwise the walk gathers them for the names printed at the end. */
     c.names = etl_filter_names(c.flt);
-    if (c.names && !etl_payload_prepass(c.pl, f)) {
-        free(c.cpu);
-        etl_payload_free(c.pl);
+    /* --process needs the image of an event's process at its time.
+     * Without a filter, PERFINFO64 events of a HookId seen before are
+     * counted by their heads alone, added up in runs while they are read
+     * (the classes: the table by HookId). */
+    if (!made || (c.names && !etl_payload_prepass(c.pl, f)) ||
+        (c.flt && c.flt->nprocess && !(c.map = etl_procmap_build(f, false))) ||
+        (!c.flt && !hook_table(&c, ETL_KIND_PERFINFO64))) {
+        census_free(&c);
         return 0;
     }
-    /* --process needs the image of an event's process at its time. */
-    if (c.flt && c.flt->nprocess && !(c.map = etl_procmap_build(f, false))) {
-        free(c.cpu);
-        etl_payload_free(c.pl);
-        return 0;
-    }
-    /* Without a filter, PERFINFO64 events of a HookId seen before are
-     * counted by their heads alone, added up in runs while they are read. */
-    if (c.flt) {
+    if (c.flt)
         etl_walk_file(f, census_event, &c);
-    } else if (hook_table(&c, ETL_KIND_PERFINFO64)) {
+    else
         etl_walk_file_runs(f, census_event, census_runs, c.hooks[ETL_KIND_PERFINFO64], &c);
-    } else {
-        free(c.cpu);
-        etl_payload_free(c.pl);
-        return 0;
-    }
     for (size_t i = 0; i < ETL_MAX_CPUS; i++)
         tally_merge(&c.total, &c.cpu[i]);
     const struct etl_buffer_totals *bt = etl_file_totals(f);
@@ -450,12 +451,6 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         rc = emit(p, f, "cpu", name, &c.cpu[i], NULL);
     }
     rc = rc ? rc : etl_print_end_table(p);
-    free(c.ents);
-    free(c.hash);
-    for (size_t i = 0; i < sizeof c.hooks / sizeof c.hooks[0]; i++)
-        free(c.hooks[i]);
-    free(c.cpu);
-    etl_procmap_free(c.map);
-    etl_payload_free(c.pl);
+    census_free(&c);
     return rc;
 }
