@@ -48,7 +48,10 @@
 #   manifest   EVENT_HEADER events shaped like EventSource manifest chunks
 #              (Id 65534, Opcode 254) with a wrong magic byte or too few
 #              bytes, and one chunk that is no XML: each shown where it lies,
-#              --no-fields the same on one thread and on three.
+#              --no-fields the same on one thread and on three;
+#   learnt     an EventMetadata event in the last buffer that names events
+#              of the first: named so, with the fields and without, on one
+#              thread and on three.
 # Usage: tests/edge.sh ETLDUMP
 set -u
 etldump=$1
@@ -534,6 +537,26 @@ if gen manifest manifest; then
                 elif cmp -s "$tmp/one.$fmt" "$tmp/out"; then ok
                 else bad "manifest: --no-fields -f $fmt differs on 1 and 3 threads: $(diff "$tmp/one.$fmt" "$tmp/out" | sed -n 2p)"; fi
             }
+    done
+fi
+
+# ---- a name learnt from the last buffer ------------------------------------------------
+# An EventMetadata event in the file's last buffer names events of its first
+# and ninth: the names' pre-pass reads every buffer before the first row.
+# The same names on one thread and on three, with the fields and without
+# (--no-fields rows are named on the formatting threads, by decoders made
+# after the pre-pass).
+if gen learnt learnt; then
+    events learnt ""
+    want=$(tagged learnt name | sed -n 's/^event,//p' | sort | uniq -c | tr -s ' ')
+    for t in 1 3; do
+        for nf in "" --no-fields; do
+            run learnt "names $t $nf" --events=all $nf -f csv --threads=$t && {
+                got=$(cols "$tmp/out" event_id event_name | sed -n 's/^7,//p' | sort | uniq -c | tr -s ' ')
+                [ "$got" = "$want" ] && ok ||
+                    bad "learnt: --threads=$t $nf: names '$got', not '$want'"
+            }
+        done
     done
 fi
 

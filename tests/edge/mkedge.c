@@ -1270,6 +1270,75 @@ static void case_manifest(struct w *w, const char *arg)
     }
 }
 
+/* A FULL_HEADER64 record (format.md §3.5) of class guid[16], with its
+ * opcode (Class.Type). */
+static uint32_t ev_full(struct w *w, const uint8_t guid[16], unsigned opcode, int64_t ts,
+                        const uint8_t *data, uint32_t len)
+{
+    uint8_t r[4096 + 0x30];
+    uint32_t n = 0x30 + len;
+    memset(r, 0, 0x30);
+    st16(r, n);
+    r[2] = 0x14;
+    r[3] = 0xC0;
+    r[4] = (uint8_t)opcode;
+    st32(r + 8, 0x1234);
+    st32(r + 12, 0x0567);
+    st64(r + 16, (uint64_t)ts);
+    memcpy(r + 0x18, guid, 16);
+    memcpy(r + 0x30, data, len);
+    return rec(w, r, n);
+}
+
+/* 16 buffers of 4 KiB on 2 CPUs, CSwitch events in each. Buffer 0 and
+ * buffer 8 hold an EVENT_HEADER event of a provider (Id 7, Version 0)
+ * that only an EventMetadata event (format.md §20: FULL header, opcode 32,
+ * a TRACE_EVENT_INFO naming it "Scouted/Learnt") in the last buffer
+ * describes; every such event is named so wherever it lies (the "name"
+ * lines), whatever --threads. The "ev" lines give the described events
+ * and the EventMetadata one (none has a HookId). */
+static void case_learnt(struct w *w, const char *arg)
+{
+    (void)arg;
+    w->cpus = 2;
+    w_start(w, 4096);
+    static const uint8_t prov[16] = { 0x5C, 0x07, 0x7E, 0xD0, 0x11, 0x22, 0x33, 0x44,
+                                      0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC };
+    static const uint8_t meta[16] = { 0xC1, 0xF6, 0xCC, 0xBB, 0xD1, 0x6C, 0xC4, 0x48,
+                                      0x80, 0xFF, 0x83, 0x94, 0x82, 0xE3, 0x76, 0x71 };
+    /* TRACE_EVENT_INFO: no properties, then the two names. */
+    struct pl tei = { { 0 }, 112 };
+    memcpy(tei.b, prov, 16);
+    st16(tei.b + 32, 7); /* Id; Version 0 */
+    st32(tei.b + 52, tei.n);
+    pu16z(&tei, "Scouted");
+    st32(tei.b + 92, tei.n);
+    pu16z(&tei, "Learnt");
+    static const uint8_t data[4] = { 1, 2, 3, 4 };
+    int64_t t = w->t0 + 1000;
+    uint32_t tid = 800;
+    for (unsigned k = 0; k < 16; k++) {
+        unsigned cpu = k % 2;
+        buf_next(w, cpu);
+        for (int i = 0; i < 3; i++, tid += 4, t += 100)
+            ev_cswitch(w, t, tid, tid + 4);
+        uint64_t at = w->off;
+        if (k == 0 || k == 8) {
+            uint32_t off = ev_event_header(w, prov, 7, 0, t, data, sizeof data);
+            fprintf(w->exp, "ev ,%u,%" PRId64 ",%" PRIu64 ",%u,%u\n", cpu, t, at, off,
+                    0x50 + (unsigned)sizeof data);
+            fprintf(w->exp, "name event,Scouted/Learnt\n");
+        }
+        if (k == 15) {
+            uint32_t off = ev_full(w, meta, 32, t, tei.b, tei.n);
+            fprintf(w->exp, "ev ,%u,%" PRId64 ",%" PRIu64 ",%u,%u\n", cpu, t, at, off,
+                    0x30 + tei.n);
+        }
+        t += 100;
+        buf_end(w);
+    }
+}
+
 static const struct {
     const char *name;
     void (*fn)(struct w *w, const char *arg);
@@ -1288,6 +1357,7 @@ static const struct {
     { "tidmove", case_tidmove },
     { "utf16", case_utf16 },
     { "manifest", case_manifest },
+    { "learnt", case_learnt },
 };
 
 int main(int argc, char **argv)
