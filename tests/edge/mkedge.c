@@ -1293,7 +1293,7 @@ static uint32_t ev_full(struct w *w, const uint8_t guid[16], unsigned opcode, in
 /* 16 buffers of 4 KiB on 2 CPUs, CSwitch events in each. Buffer 0 and
  * buffer 8 hold an EVENT_HEADER event of a provider (Id 7, Version 0)
  * that only an EventMetadata event (format.md §20: FULL header, opcode 32,
- * a TRACE_EVENT_INFO naming it "Scouted/Learnt") in the last buffer
+ * a TRACE_EVENT_INFO naming it "Late/Learnt") in the last buffer
  * describes; every such event is named so wherever it lies (the "name"
  * lines), whatever --threads. The "ev" lines give the described events
  * and the EventMetadata one (none has a HookId). */
@@ -1311,7 +1311,7 @@ static void case_learnt(struct w *w, const char *arg)
     memcpy(tei.b, prov, 16);
     st16(tei.b + 32, 7); /* Id; Version 0 */
     st32(tei.b + 52, tei.n);
-    pu16z(&tei, "Scouted");
+    pu16z(&tei, "Late");
     st32(tei.b + 92, tei.n);
     pu16z(&tei, "Learnt");
     static const uint8_t data[4] = { 1, 2, 3, 4 };
@@ -1327,7 +1327,7 @@ static void case_learnt(struct w *w, const char *arg)
             uint32_t off = ev_event_header(w, prov, 7, 0, t, data, sizeof data);
             fprintf(w->exp, "ev ,%u,%" PRId64 ",%" PRIu64 ",%u,%u\n", cpu, t, at, off,
                     0x50 + (unsigned)sizeof data);
-            fprintf(w->exp, "name event,Scouted/Learnt\n");
+            fprintf(w->exp, "name event,Late/Learnt\n");
         }
         if (k == 15) {
             uint32_t off = ev_full(w, meta, 32, t, tei.b, tei.n);
