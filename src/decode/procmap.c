@@ -265,18 +265,21 @@ uint64_t etl_procmap_left_out(const struct etl_procmap *m, uint64_t *cmdlines)
     return m->left_out;
 }
 
-/* Orders records by ID, time and arrival; both kinds of slot begin with
- * their record, which begins with its key. */
-static int cmp_rec(const void *a, const void *b, void *ctx)
+/* Whether record key x goes before y: by ID, time and arrival (seqop holds
+ * the record's number, so no two keys are equal and every sort gives the
+ * one order). Both kinds of slot begin with their record, which begins
+ * with its key. */
+static inline bool rkey_less(const struct rkey *x, const struct rkey *y)
 {
-    (void)ctx;
-    const struct rkey *x = a, *y = b;
     if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
+        return x->id < y->id;
     if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->seqop < y->seqop ? -1 : x->seqop > y->seqop;
+        return x->ts < y->ts;
+    return x->seqop < y->seqop;
 }
+#define SLOT_LESS(x, y) rkey_less(&(x)->r.k, &(y)->r.k)
+ETL_SORT_TYPED(sort_tslots, union tslot, SLOT_LESS)
+ETL_SORT_TYPED(sort_pslots, union pslot, SLOT_LESS)
 
 /* ---- finding lifetimes ---------------------------------------------------------- */
 
@@ -417,8 +420,7 @@ static void fold_processes(struct etl_procmap *m)
 {
     union pslot *s = m->p;
     size_t n = m->np, out = 0;
-    if (n > 1)
-        etl_sort(s, n, sizeof *s, cmp_rec, NULL);
+    sort_pslots(s, n);
     for (size_t i = 0; i < n;) {
         uint32_t id = s[i].r.k.id;
         size_t first = out;
@@ -475,8 +477,7 @@ static void fold_threads(struct etl_procmap *m)
 {
     union tslot *s = m->t;
     size_t n = m->nt, out = 0;
-    if (n > 1)
-        etl_sort(s, n, sizeof *s, cmp_rec, NULL);
+    sort_tslots(s, n);
     for (size_t i = 0; i < n;) {
         uint32_t id = s[i].r.k.id;
         size_t first = out;

@@ -1,9 +1,12 @@
 /*
  * Unit tests for the heapsort (src/sort.c): etl_sort on elements of several
  * sizes and etl_sort_i64, against the C library's qsort, on arrays with and
- * without repeated values, of every length up to 70 and some long ones; and
+ * without repeated values, of every length up to 70 and some long ones;
  * etl_select_u32 against qsort's order, for every k of short arrays and
- * some k of long ones, among them arrays ordered, reversed and all equal.
+ * some k of long ones, among them arrays ordered, reversed and all equal;
+ * and the introsort of sort.h (ETL_SORT_TYPED) against qsort on arrays of
+ * every such shape, of every length up to 70 and long, with its heapsort
+ * reached by a small depth.
  */
 #include <check.h>
 #include <stdbool.h>
@@ -249,6 +252,75 @@ START_TEST(generic_bytes)
 }
 END_TEST
 
+/* ETL_SORT_TYPED on struct big by key, then tag. */
+static bool big_less(const struct big *x, const struct big *y)
+{
+    return x->key != y->key ? x->key < y->key : x->tag < y->tag;
+}
+#define BIG_LESS(x, y) big_less(x, y)
+ETL_SORT_TYPED(sort_big, struct big, BIG_LESS)
+
+/* sort_big (or sort_big_depth with that depth, when depth < 100) of n
+ * elements of shape sh, keys from few values when few, against qsort;
+ * every tag differs, so the order is unique and the bytes must match. */
+static void check_typed(size_t n, enum shape sh, bool few, unsigned depth)
+{
+    struct big *a = calloc(n ? n : 1, sizeof *a), *b = calloc(n ? n : 1, sizeof *b);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    for (size_t i = 0; i < n; i++) {
+        a[i].key = few ? (uint32_t)(unit_rand(&rng) % 4) : u32_value(sh, i, n);
+        a[i].tag = (uint32_t)(sh == DESCENDING ? n - i : i);
+        memset(a[i].pad, (int)(i & 0xFF), sizeof a[i].pad);
+        b[i] = a[i];
+    }
+    if (depth < 100)
+        sort_big_depth(a, n, depth);
+    else
+        sort_big(a, n);
+    qsort(b, n, sizeof *b, cmp_big_q);
+    if (n > 0 && memcmp(a, b, n * sizeof *a) != 0) { /* one assertion an array */
+        size_t i = 0;
+        while (memcmp(&a[i], &b[i], sizeof a[i]) == 0)
+            i++;
+        ck_abort_msg("n %zu shape %d few %d depth %u: element %zu", n, (int)sh, few, depth, i);
+    }
+    free(a);
+    free(b);
+}
+
+START_TEST(typed_every_short_length)
+{
+    /* Past 16 elements the quicksort splits; below, insertion alone. */
+    for (size_t n = 0; n <= 70; n++)
+        for (int sh = RANDOM; sh <= ORGAN; sh++) {
+            check_typed(n, (enum shape)sh, false, 100);
+            check_typed(n, (enum shape)sh, true, 100);
+        }
+}
+END_TEST
+
+START_TEST(typed_long)
+{
+    for (int sh = RANDOM; sh <= ORGAN; sh++)
+        check_typed(30000, (enum shape)sh, false, 100);
+    check_typed(30000, RANDOM, true, 100);
+    check_typed(65537, RANDOM, false, 100);
+}
+END_TEST
+
+START_TEST(typed_heapsort_fallback)
+{
+    /* No split allowed, one, a few: the parts left heap-sorted. */
+    for (unsigned depth = 0; depth <= 3; depth++) {
+        check_typed(5000, RANDOM, false, depth);
+        check_typed(5000, ORGAN, false, depth);
+        check_typed(5000, RANDOM, true, depth);
+        check_typed(17, DESCENDING, false, depth);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sort");
@@ -260,6 +332,9 @@ int main(void)
     tcase_add_test(tc, i64_long);
     tcase_add_test(tc, generic_every_short_length);
     tcase_add_test(tc, generic_bytes);
+    tcase_add_test(tc, typed_every_short_length);
+    tcase_add_test(tc, typed_long);
+    tcase_add_test(tc, typed_heapsort_fallback);
     suite_add_tcase(s, tc);
     return unit_run(s);
 }
