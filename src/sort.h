@@ -1,7 +1,9 @@
 /*
  * sort.h - sorting an array in place without allocating: heapsort, which
  * needs neither recursion nor memory (the C library's qsort may allocate,
- * and may fail to), with a context argument for the comparison. Not stable:
+ * and may fail to), with a context argument for the comparison; and, for
+ * large arrays of one type, an introsort with the comparison compiled in
+ * (ETL_SORT_TYPED), no more memory or recursion. Neither is stable:
  * comparisons must order every pair that may be told apart. And finding the
  * k-th smallest of an array of uint32_t without sorting it all.
  */
