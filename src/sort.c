@@ -1,5 +1,6 @@
 /*
- * sort.c - heapsort, and quickselect for uint32_t (see sort.h).
+ * sort.c - introsort and heapsort, and quickselect for uint32_t (see
+ * sort.h).
  */
 #include "sort.h"
 
@@ -25,9 +26,9 @@ static void sift_down(unsigned char *a, size_t k, size_t n, size_t size, etl_cmp
     memcpy(a + k * size, t, size);
 }
 
-void etl_sort(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx)
+/* Heap-sorts the n elements at a. */
+static void heap_sort(unsigned char *a, size_t n, size_t size, etl_cmp_fn cmp, void *ctx)
 {
-    unsigned char *a = base;
     unsigned char t[256];
     if (n < 2)
         return;
@@ -43,34 +44,105 @@ void etl_sort(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx)
     }
 }
 
-/* sift_down for int64_t values, compared directly. */
-static void sift_down_i64(int64_t *a, size_t k, size_t n, int64_t t)
+static void swap_bytes(unsigned char *x, unsigned char *y, size_t size)
 {
-    for (;;) {
-        size_t c = 2 * k + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && a[c] < a[c + 1])
-            c++;
-        if (t >= a[c])
-            break;
-        a[k] = a[c];
-        k = c;
-    }
-    a[k] = t;
+    unsigned char t[256];
+    memcpy(t, x, size);
+    memcpy(x, y, size);
+    memcpy(y, t, size);
 }
+
+/* ETL_SORT_TYPED's introsort (sort.h says how) for elements of any size
+ * and a comparison called through cmp. */
+void etl_sort_depth(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx,
+                    unsigned depth)
+{
+    unsigned char *a = base, p[256], t[256];
+    struct {
+        unsigned char *a;
+        size_t n;
+        unsigned depth;
+    } st[64];
+    unsigned top = 0;
+#define AT(i) (a + (i) * size)
+    for (;;) {
+        if (n > 16 && depth == 0) {
+            heap_sort(a, n, size, cmp, ctx);
+            n = 0;
+        }
+        if (n > 16) {
+            depth--;
+            size_t mid = n / 2, last = n - 1;
+            if (cmp(AT(mid), AT(0), ctx) < 0)
+                swap_bytes(AT(mid), AT(0), size);
+            if (cmp(AT(last), AT(mid), ctx) < 0) {
+                swap_bytes(AT(last), AT(mid), size);
+                if (cmp(AT(mid), AT(0), ctx) < 0)
+                    swap_bytes(AT(mid), AT(0), size);
+            }
+            /* a[0] <= a[mid] <= a[last]: the pivot waits at last - 1, and
+             * a[0] and it stop the scans. */
+            swap_bytes(AT(mid), AT(last - 1), size);
+            memcpy(p, AT(last - 1), size);
+            size_t i = 0, j = last - 1;
+            for (;;) {
+                while (cmp(AT(++i), p, ctx) < 0)
+                    ;
+                while (cmp(p, AT(--j), ctx) < 0)
+                    ;
+                if (i >= j)
+                    break;
+                swap_bytes(AT(i), AT(j), size);
+            }
+            swap_bytes(AT(i), AT(last - 1), size);
+            /* [0, i) before p, (i, n) after: the larger waits. */
+            unsigned char *ra = AT(i + 1);
+            size_t ln = i, rn = n - i - 1;
+            if (ln < rn) {
+                st[top].a = ra;
+                st[top].n = rn;
+                n = ln;
+            } else {
+                st[top].a = a;
+                st[top].n = ln;
+                a = ra;
+                n = rn;
+            }
+            st[top++].depth = depth;
+            continue;
+        }
+        for (size_t k = 1; k < n; k++) {
+            memcpy(t, AT(k), size);
+            size_t j = k;
+            for (; j > 0 && cmp(t, AT(j - 1), ctx) < 0; j--)
+                memcpy(AT(j), AT(j - 1), size);
+            memcpy(AT(j), t, size);
+        }
+        if (top == 0)
+            break;
+        top--;
+        a = st[top].a;
+        n = st[top].n;
+        depth = st[top].depth;
+    }
+#undef AT
+}
+
+void etl_sort(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx)
+{
+    unsigned depth = 4;
+    for (size_t m = n; m > 1; m >>= 1)
+        depth += 2;
+    etl_sort_depth(base, n, size, cmp, ctx, depth);
+}
+
+/* etl_sort_i64: the introsort of sort.h, on values compared directly. */
+#define I64_LESS(x, y) (*(x) < *(y))
+ETL_SORT_TYPED(sort_i64, int64_t, I64_LESS)
 
 void etl_sort_i64(int64_t *a, size_t n)
 {
-    if (n < 2)
-        return;
-    for (size_t k = n / 2; k-- > 0;)
-        sift_down_i64(a, k, n, a[k]);
-    for (size_t m = n; m > 1; m--) {
-        int64_t t = a[m - 1];
-        a[m - 1] = a[0];
-        sift_down_i64(a, 0, m - 1, t);
-    }
+    sort_i64(a, n);
 }
 
 static int cmp_u32(const void *a, const void *b, void *ctx)

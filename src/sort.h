@@ -1,9 +1,9 @@
 /*
- * sort.h - sorting an array in place without allocating: heapsort, which
- * needs neither recursion nor memory (the C library's qsort may allocate,
- * and may fail to), with a context argument for the comparison; and, for
- * large arrays of one type, an introsort with the comparison compiled in
- * (ETL_SORT_TYPED), no more memory or recursion. Neither is stable:
+ * sort.h - sorting an array in place without allocating: an introsort
+ * (ETL_SORT_TYPED below says how) that needs neither recursion nor memory
+ * (the C library's qsort may allocate, and may fail to), with a context
+ * argument for the comparison; and the same for arrays of one type with
+ * the comparison compiled in (ETL_SORT_TYPED). Neither is stable:
  * comparisons must order every pair that may be told apart. And finding the
  * k-th smallest of an array of uint32_t without sorting it all.
  */
@@ -19,8 +19,12 @@ typedef int (*etl_cmp_fn)(const void *a, const void *b, void *ctx);
 /* Sorts n elements of size bytes at base (size at most 256). */
 void etl_sort(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx);
 
-/* Sorts n int64_t values ascending: etl_sort's algorithm, without a call
- * per comparison. */
+/* etl_sort with the depth of splits past which a part is heap-sorted given
+ * (the tests reach the heapsort with a small one). */
+void etl_sort_depth(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx,
+                    unsigned depth);
+
+/* Sorts n int64_t values ascending (ETL_SORT_TYPED's introsort). */
 void etl_sort_i64(int64_t *a, size_t n);
 
 /* Returns the value that would be a[k] were the n values of a sorted
@@ -40,9 +44,9 @@ uint32_t etl_select_u32_rounds(uint32_t *a, size_t n, size_t k, unsigned rounds)
  *     static void name##_depth(T *a, size_t n, unsigned depth)
  * which sort n elements of type T in place by less(const T *, const T *)
  * (true when the first goes before the second), for large arrays of one
- * type where etl_sort's call per comparison and its heap's jumps across
- * the array cost most (the process map's records: 786 k of them took a
- * quarter of a run). Introsort, still without memory or recursion:
+ * type where etl_sort's call per comparison costs most (the process map's
+ * records: 786 k of them took a quarter of a run through the heapsort
+ * etl_sort was then). Introsort, still without memory or recursion:
  * quicksort on the median of three, parts of at most 16 elements finished
  * by insertion, the larger part of each split kept on a stack of its own
  * (at most 64 deep: the smaller is sorted first) and any part split more

@@ -1,12 +1,13 @@
 /*
- * Unit tests for the heapsort (src/sort.c): etl_sort on elements of several
- * sizes and etl_sort_i64, against the C library's qsort, on arrays with and
- * without repeated values, of every length up to 70 and some long ones;
+ * Unit tests for the sorts (src/sort.c, sort.h): etl_sort on elements of
+ * several sizes and etl_sort_i64, against the C library's qsort, on arrays
+ * with and without repeated values, of every length up to 70 and some long
+ * ones;
  * etl_select_u32 against qsort's order, for every k of short arrays and
  * some k of long ones, among them arrays ordered, reversed and all equal;
- * and the introsort of sort.h (ETL_SORT_TYPED) against qsort on arrays of
- * every such shape, of every length up to 70 and long, with its heapsort
- * reached by a small depth.
+ * and both introsorts (etl_sort's and ETL_SORT_TYPED's) against qsort on
+ * arrays of every such shape, of every length up to 70 and long, with
+ * their heapsorts reached by a small depth.
  */
 #include <check.h>
 #include <stdbool.h>
@@ -260,10 +261,11 @@ static bool big_less(const struct big *x, const struct big *y)
 #define BIG_LESS(x, y) big_less(x, y)
 ETL_SORT_TYPED(sort_big, struct big, BIG_LESS)
 
-/* sort_big (or sort_big_depth with that depth, when depth < 100) of n
- * elements of shape sh, keys from few values when few, against qsort;
- * every tag differs, so the order is unique and the bytes must match. */
-static void check_typed(size_t n, enum shape sh, bool few, unsigned depth)
+/* sort_big (or sort_big_depth with that depth, when depth < 100; with
+ * generic, etl_sort and etl_sort_depth) of n elements of shape sh, keys
+ * from few values when few, against qsort; every tag differs, so the order
+ * is unique and the bytes must match. */
+static void check_shaped(size_t n, enum shape sh, bool few, unsigned depth, bool generic)
 {
     struct big *a = calloc(n ? n : 1, sizeof *a), *b = calloc(n ? n : 1, sizeof *b);
     ck_assert_ptr_nonnull(a);
@@ -274,7 +276,11 @@ static void check_typed(size_t n, enum shape sh, bool few, unsigned depth)
         memset(a[i].pad, (int)(i & 0xFF), sizeof a[i].pad);
         b[i] = a[i];
     }
-    if (depth < 100)
+    if (generic && depth < 100)
+        etl_sort_depth(a, n, sizeof *a, cmp_big, &rng, depth);
+    else if (generic)
+        etl_sort(a, n, sizeof *a, cmp_big, &rng);
+    else if (depth < 100)
         sort_big_depth(a, n, depth);
     else
         sort_big(a, n);
@@ -283,10 +289,17 @@ static void check_typed(size_t n, enum shape sh, bool few, unsigned depth)
         size_t i = 0;
         while (memcmp(&a[i], &b[i], sizeof a[i]) == 0)
             i++;
-        ck_abort_msg("n %zu shape %d few %d depth %u: element %zu", n, (int)sh, few, depth, i);
+        ck_abort_msg("n %zu shape %d few %d depth %u generic %d: element %zu", n, (int)sh, few,
+                     depth, generic, i);
     }
     free(a);
     free(b);
+}
+
+static void check_typed(size_t n, enum shape sh, bool few, unsigned depth)
+{
+    check_shaped(n, sh, few, depth, false);
+    check_shaped(n, sh, few, depth, true);
 }
 
 START_TEST(typed_every_short_length)
