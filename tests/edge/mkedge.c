@@ -1212,6 +1212,14 @@ static void case_utf16(struct w *w, const char *arg)
     buf_end(w);
 }
 
+/* The "ev" line of an event without a HookId: its CPU, time, buffer
+ * offset, offset in the buffer and size. */
+static void exp_ev(struct w *w, unsigned cpu, int64_t ts, uint64_t at, uint32_t off,
+                   uint32_t size)
+{
+    fprintf(w->exp, "ev ,%u,%" PRId64 ",%" PRIu64 ",%u,%u\n", cpu, ts, at, off, size);
+}
+
 /* An EVENT_HEADER64 record (format.md §3.8) of provider guid[16], without
  * extended items, with the descriptor's Id and Opcode. */
 static uint32_t ev_event_header(struct w *w, const uint8_t guid[16], unsigned id,
@@ -1263,8 +1271,7 @@ static void case_manifest(struct w *w, const char *arg)
         uint64_t at = w->off;
         unsigned c = k % 4;
         uint32_t off = ev_event_header(w, guid, 65534, 254, t, chunks[c], lens[c]);
-        fprintf(w->exp, "ev ,%u,%" PRId64 ",%" PRIu64 ",%u,%u\n", cpu, t, at, off,
-                0x50 + lens[c]);
+        exp_ev(w, cpu, t, at, off, 0x50 + lens[c]);
         t += 100;
         buf_end(w);
     }
@@ -1325,14 +1332,12 @@ static void case_learnt(struct w *w, const char *arg)
         uint64_t at = w->off;
         if (k == 0 || k == 8) {
             uint32_t off = ev_event_header(w, prov, 7, 0, t, data, sizeof data);
-            fprintf(w->exp, "ev ,%u,%" PRId64 ",%" PRIu64 ",%u,%u\n", cpu, t, at, off,
-                    0x50 + (unsigned)sizeof data);
+            exp_ev(w, cpu, t, at, off, 0x50 + (uint32_t)sizeof data);
             fprintf(w->exp, "name event,Late/Learnt\n");
         }
         if (k == 15) {
             uint32_t off = ev_full(w, meta, 32, t, tei.b, tei.n);
-            fprintf(w->exp, "ev ,%u,%" PRId64 ",%" PRIu64 ",%u,%u\n", cpu, t, at, off,
-                    0x30 + tei.n);
+            exp_ev(w, cpu, t, at, off, 0x30 + tei.n);
         }
         t += 100;
         buf_end(w);
