@@ -81,14 +81,16 @@ void etl_sort_depth(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx
                     swap_bytes(AT(mid), AT(0), size);
             }
             /* a[0] <= a[mid] <= a[last]: the pivot waits at last - 1, and
-             * a[0] and it stop the scans. */
+             * a[0] and it stop the scans (bounded too: a comparison that is
+             * not an order leaves a wrong order, never a read out of
+             * bounds). */
             swap_bytes(AT(mid), AT(last - 1), size);
             memcpy(p, AT(last - 1), size);
             size_t i = 0, j = last - 1;
             for (;;) {
-                while (cmp(AT(++i), p, ctx) < 0)
+                while (++i < last - 1 && cmp(AT(i), p, ctx) < 0)
                     ;
-                while (cmp(p, AT(--j), ctx) < 0)
+                while (--j > 0 && cmp(p, AT(j), ctx) < 0)
                     ;
                 if (i >= j)
                     break;

@@ -110,14 +110,15 @@ uint32_t etl_select_u32_rounds(uint32_t *a, size_t n, size_t k, unsigned rounds)
                         name##_swap(&a[mid], &a[0]);                                    \
                 }                                                                       \
                 /* a[0] <= a[mid] <= a[last]: the pivot waits at last - 1, and          \
-                 * a[0] and it stop the scans. */                                       \
+                 * a[0] and it stop the scans (bounded too: a comparison that is        \
+                 * not an order leaves a wrong order, never a read out of bounds). */   \
                 name##_swap(&a[mid], &a[last - 1]);                                     \
                 T p = a[last - 1];                                                      \
                 size_t i = 0, j = last - 1;                                             \
                 for (;;) {                                                              \
-                    while (less(&a[++i], &p))                                           \
+                    while (++i < last - 1 && less(&a[i], &p))                           \
                         ;                                                               \
-                    while (less(&p, &a[--j]))                                           \
+                    while (--j > 0 && less(&p, &a[j]))                                  \
                         ;                                                               \
                     if (i >= j)                                                         \
                         break;                                                          \
