@@ -82,8 +82,8 @@ void etl_sort_depth(void *base, size_t n, size_t size, etl_cmp_fn cmp, void *ctx
             }
             /* a[0] <= a[mid] <= a[last]: the pivot waits at last - 1, and
              * a[0] and it stop the scans (bounded too: a comparison that is
-             * not an order leaves a wrong order, never a read out of
-             * bounds). */
+             * not an order leaves a wrong order, never an access out of the
+             * part). */
             swap_bytes(AT(mid), AT(last - 1), size);
             memcpy(p, AT(last - 1), size);
             size_t i = 0, j = last - 1;

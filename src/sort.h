@@ -95,7 +95,7 @@ uint32_t etl_select_u32_rounds(uint32_t *a, size_t n, size_t k, unsigned rounds)
         } st[64];                                                                       \
         unsigned top = 0;                                                               \
         for (;;) {                                                                      \
-            while (n > 16 && depth == 0) {                                              \
+            if (n > 16 && depth == 0) {                                                 \
                 name##_heap(a, n);                                                      \
                 n = 0;                                                                  \
             }                                                                           \
@@ -111,7 +111,8 @@ uint32_t etl_select_u32_rounds(uint32_t *a, size_t n, size_t k, unsigned rounds)
                 }                                                                       \
                 /* a[0] <= a[mid] <= a[last]: the pivot waits at last - 1, and          \
                  * a[0] and it stop the scans (bounded too: a comparison that is        \
-                 * not an order leaves a wrong order, never a read out of bounds). */   \
+                 * not an order leaves a wrong order, never an access out of the        \
+                 * part). */                                                            \
                 name##_swap(&a[mid], &a[last - 1]);                                     \
                 T p = a[last - 1];                                                      \
                 size_t i = 0, j = last - 1;                                             \

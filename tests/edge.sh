@@ -549,6 +549,7 @@ fi
 if gen learnt learnt; then
     events learnt ""
     want=$(tagged learnt name | sed -n 's/^event,//p' | sort | uniq -c | tr -s ' ')
+    [ -n "$want" ] || bad "learnt: mkedge gave no names to expect"
     for t in 1 3; do
         for nf in "" --no-fields; do
             run learnt "names $t $nf" --events=all $nf -f csv --threads=$t && {
