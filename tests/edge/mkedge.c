@@ -1220,6 +1220,16 @@ static void exp_ev(struct w *w, unsigned cpu, int64_t ts, uint64_t at, uint32_t 
     fprintf(w->exp, "ev ,%u,%" PRId64 ",%" PRIu64 ",%u,%u\n", cpu, ts, at, off, size);
 }
 
+/* The fields the FULL and EVENT_HEADER records have in the same places
+ * (format.md §3.5, §3.8): ThreadId, ProcessId, TimeStamp and the GUID. */
+static void guid_record_ids(uint8_t *r, int64_t ts, const uint8_t guid[16])
+{
+    st32(r + 8, 0x1234);  /* ThreadId */
+    st32(r + 12, 0x0567); /* ProcessId */
+    st64(r + 16, (uint64_t)ts);
+    memcpy(r + 0x18, guid, 16);
+}
+
 /* An EVENT_HEADER64 record (format.md §3.8) of provider guid[16], without
  * extended items, with the descriptor's Id and Opcode. */
 static uint32_t ev_event_header(struct w *w, const uint8_t guid[16], unsigned id,
@@ -1230,10 +1240,7 @@ static uint32_t ev_event_header(struct w *w, const uint8_t guid[16], unsigned id
     memset(r, 0, 0x50);
     st16(r, n);
     st16(r + 2, 0xC013);
-    st32(r + 8, 0x1234);  /* ThreadId */
-    st32(r + 12, 0x0567); /* ProcessId */
-    st64(r + 16, (uint64_t)ts);
-    memcpy(r + 0x18, guid, 16);
+    guid_record_ids(r, ts, guid);
     st16(r + 0x28, id);
     r[0x2C] = 4; /* Level */
     r[0x2D] = (uint8_t)opcode;
@@ -1289,10 +1296,7 @@ static uint32_t ev_full(struct w *w, const uint8_t guid[16], unsigned opcode, in
     r[2] = 0x14;
     r[3] = 0xC0;
     r[4] = (uint8_t)opcode;
-    st32(r + 8, 0x1234);
-    st32(r + 12, 0x0567);
-    st64(r + 16, (uint64_t)ts);
-    memcpy(r + 0x18, guid, 16);
+    guid_record_ids(r, ts, guid);
     memcpy(r + 0x30, data, len);
     return rec(w, r, n);
 }

@@ -298,40 +298,41 @@ static void check_shaped(size_t n, enum shape sh, bool few, unsigned depth, bool
     free(b);
 }
 
-static void check_typed(size_t n, enum shape sh, bool few, unsigned depth)
+/* check_shaped through both introsorts: ETL_SORT_TYPED's and etl_sort's. */
+static void check_both(size_t n, enum shape sh, bool few, unsigned depth)
 {
     check_shaped(n, sh, few, depth, false);
     check_shaped(n, sh, few, depth, true);
 }
 
-START_TEST(typed_every_short_length)
+START_TEST(introsort_every_short_length)
 {
     /* Past 16 elements the quicksort splits; below, insertion alone. */
     for (size_t n = 0; n <= 70; n++)
         for (int sh = RANDOM; sh <= ORGAN; sh++) {
-            check_typed(n, (enum shape)sh, false, 100);
-            check_typed(n, (enum shape)sh, true, 100);
+            check_both(n, (enum shape)sh, false, 100);
+            check_both(n, (enum shape)sh, true, 100);
         }
 }
 END_TEST
 
-START_TEST(typed_long)
+START_TEST(introsort_long)
 {
     for (int sh = RANDOM; sh <= ORGAN; sh++)
-        check_typed(30000, (enum shape)sh, false, 100);
-    check_typed(30000, RANDOM, true, 100);
-    check_typed(65537, RANDOM, false, 100);
+        check_both(30000, (enum shape)sh, false, 100);
+    check_both(30000, RANDOM, true, 100);
+    check_both(65537, RANDOM, false, 100);
 }
 END_TEST
 
-START_TEST(typed_heapsort_fallback)
+START_TEST(introsort_heapsort_fallback)
 {
     /* No split allowed, one, a few: the parts left heap-sorted. */
     for (unsigned depth = 0; depth <= 3; depth++) {
-        check_typed(5000, RANDOM, false, depth);
-        check_typed(5000, ORGAN, false, depth);
-        check_typed(5000, RANDOM, true, depth);
-        check_typed(17, DESCENDING, false, depth);
+        check_both(5000, RANDOM, false, depth);
+        check_both(5000, ORGAN, false, depth);
+        check_both(5000, RANDOM, true, depth);
+        check_both(17, DESCENDING, false, depth);
     }
 }
 END_TEST
@@ -388,9 +389,9 @@ int main(void)
     tcase_add_test(tc, i64_long);
     tcase_add_test(tc, generic_every_short_length);
     tcase_add_test(tc, generic_bytes);
-    tcase_add_test(tc, typed_every_short_length);
-    tcase_add_test(tc, typed_long);
-    tcase_add_test(tc, typed_heapsort_fallback);
+    tcase_add_test(tc, introsort_every_short_length);
+    tcase_add_test(tc, introsort_long);
+    tcase_add_test(tc, introsort_heapsort_fallback);
     tcase_add_test(tc, no_order);
     suite_add_tcase(s, tc);
     return unit_run(s);
