@@ -150,6 +150,8 @@ struct etl_pipe {
     size_t nring;
     uint64_t next_write;       /* the oldest chunk not written */
     uint64_t filling;          /* the chunk being filled */
+    struct chunk *cur;         /* that chunk, chunk_at(pp, filling): looked up
+                                * by every item, without chunk_at's division */
     struct worker *w;          /* w[0]: the view's thread; w[1..]: workers */
     unsigned started;          /* workers running */
     pthread_mutex_t mu;
@@ -263,7 +265,7 @@ void etl_pipe_report(struct etl_pipe_job *job, uint64_t offset, const char *msg)
 /* Holds a message in the chunk being filled, before its next item. */
 static void hold(struct etl_pipe *pp, int kind, uint64_t offset, const char *msg)
 {
-    struct chunk *c = chunk_at(pp, pp->filling);
+    struct chunk *c = pp->cur;
     char *text = strdup(msg);
     if (!text || !etl_grow(&c->msgs, &c->msgs_cap, c->nmsgs + 1, sizeof *c->msgs, 8)) {
         free(text);
@@ -431,11 +433,12 @@ static void submit(struct etl_pipe *pp)
     _mm_sfence(); /* the streaming stores of etl_pipe_put land first */
 #endif
     pthread_mutex_lock(&pp->mu);
-    chunk_at(pp, pp->filling)->state = C_READY;
+    pp->cur->state = C_READY;
     pp->filling++;
+    pp->cur = chunk_at(pp, pp->filling);
     pthread_cond_signal(&pp->work);
     for (;;) {
-        struct chunk *c = chunk_at(pp, pp->filling);
+        struct chunk *c = pp->cur;
         if (c->state == C_FREE) {
             c->state = C_FILLING;
             break;
@@ -444,7 +447,7 @@ static void submit(struct etl_pipe *pp)
         pthread_mutex_unlock(&pp->mu);
         write_done(pp, false);
         pthread_mutex_lock(&pp->mu);
-        if (chunk_at(pp, pp->filling)->state == C_FREE)
+        if (pp->cur->state == C_FREE)
             continue;
         struct chunk *r = ready_chunk(pp);
         if (r)
@@ -541,6 +544,7 @@ static bool pipe_start(struct etl_pipe *pp)
         if (!(pp->w[i].fork = etl_printer_fork(pp->p, &pp->ring[0].out)))
             return false;
     pp->ring[0].state = C_FILLING;
+    pp->cur = &pp->ring[0];
     struct etl_diag held = { held_problem, held_warning, held_note, pass_progress, pp };
     etl_file_swap_diag(pp->f, &held, &pp->saved);
     pp->swapped = true;
@@ -606,7 +610,7 @@ void *etl_pipe_slot(struct etl_pipe *pp)
         return pp->one_rc == 0 ? pp->one : NULL;
     if (pp->failed)
         return NULL;
-    struct chunk *c = chunk_at(pp, pp->filling);
+    struct chunk *c = pp->cur;
     unsigned char *slot = c->items + c->n * pp->item_size;
     if (c->n + PREFETCH_AHEAD < ETL_PIPE_ITEMS) { /* every line of that item, once */
         const unsigned char *a = slot + PREFETCH_AHEAD * pp->item_size;
@@ -630,7 +634,19 @@ static void copy_around_cache(void *d, const void *s, size_t n)
     if ((uintptr_t)d % 16 == 0 && n % 16 == 0) {
         const unsigned char *src = s;
         __m128i *dst = d;
-        for (size_t k = 0; k < n / 16; k++)
+        size_t k = 0;
+        /* A line at a time, then what is left (the loop of one store a
+         * turn cost five instructions a store). */
+        for (; k + 4 <= n / 16; k += 4) {
+            const __m128i *from = (const __m128i *)(const void *)(src + 16 * k);
+            __m128i a = _mm_loadu_si128(from), b = _mm_loadu_si128(from + 1),
+                    c = _mm_loadu_si128(from + 2), e = _mm_loadu_si128(from + 3);
+            _mm_stream_si128(dst + k, a);
+            _mm_stream_si128(dst + k + 1, b);
+            _mm_stream_si128(dst + k + 2, c);
+            _mm_stream_si128(dst + k + 3, e);
+        }
+        for (; k < n / 16; k++)
             _mm_stream_si128(dst + k, _mm_loadu_si128((const __m128i *)(const void *)(src + 16 * k)));
         return;
     }
@@ -658,7 +674,7 @@ int etl_pipe_put(struct etl_pipe *pp, const void *item)
     }
     if (pp->failed)
         return -1;
-    struct chunk *c = chunk_at(pp, pp->filling);
+    struct chunk *c = pp->cur;
     copy_around_cache(c->items + c->n * pp->item_size, item, pp->item_size);
     return etl_pipe_commit(pp);
 }
@@ -673,7 +689,7 @@ int etl_pipe_commit(struct etl_pipe *pp)
     }
     if (pp->failed)
         return -1;
-    struct chunk *c = chunk_at(pp, pp->filling);
+    struct chunk *c = pp->cur;
     c->n++;
     if (c->n == ETL_PIPE_ITEMS || c->kept >= KEEP_MAX)
         submit(pp);
@@ -684,7 +700,7 @@ const void *etl_pipe_keep(struct etl_pipe *pp, const void *p, size_t n)
 {
     if (pp->threads == 1)
         return p;
-    struct chunk *c = chunk_at(pp, pp->filling);
+    struct chunk *c = pp->cur;
     struct keep_block *b = c->keep;
     if (!b || b->cap - b->len < n) {
         size_t cap = n > KEEP_BLOCK ? n : KEEP_BLOCK;
@@ -722,7 +738,7 @@ int etl_pipe_end(struct etl_pipe *pp)
     if (pp->threads == 1) {
         rc = pp->one_rc;
     } else {
-        struct chunk *c = chunk_at(pp, pp->filling);
+        struct chunk *c = pp->cur;
         if (c->n || c->nmsgs)
             submit(pp);
         write_done(pp, true);
