@@ -1,0 +1,195 @@
+/*
+ * Unit tests for the clock conversion (src/clock.c, clock.h): etl_clock_ns
+ * against a reference written here, floor(|ts - t0| * 10^9 / freq) by
+ * 128-bit long division one bit at a time, signed and saturated to the
+ * int64 range; for clocks whose tick is a whole number of nanoseconds (one
+ * multiplication) and clocks whose tick is not (those that older Windows
+ * and the processor's cycle counter give: seconds and ticks converted
+ * apart), at the edges of a second's ticks, far from t0, at the ends of
+ * the range, with frequencies from 1 to past 2^40 and random ones; and
+ * etl_muldiv_u64 against the same division.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "unit.h"
+
+/* The state of the generator (unit_rand). */
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+
+/* A 128-bit value. */
+struct u128 {
+    uint64_t hi, lo;
+};
+
+/* a * b, from 32-bit halves. */
+static struct u128 mul64(uint64_t a, uint64_t b)
+{
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t cross = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    struct u128 r = { p11 + (p01 >> 32) + (p10 >> 32) + (cross >> 32),
+                      (cross << 32) | (p00 & 0xFFFFFFFFu) };
+    return r;
+}
+
+/* floor(n / d) for d > 0: every bit of n from the top, the remainder kept
+ * below d (it fits 65 bits: the carry says when it passed 64). */
+static struct u128 div128(struct u128 n, uint64_t d)
+{
+    struct u128 q = { 0, 0 };
+    uint64_t rem = 0;
+    for (int i = 127; i >= 0; i--) {
+        uint64_t bit = i >= 64 ? n.hi >> (i - 64) & 1u : n.lo >> i & 1u;
+        bool carry = rem >> 63 != 0;
+        rem = rem << 1 | bit;
+        if (carry || rem >= d) {
+            rem -= d;
+            if (i >= 64)
+                q.hi |= 1ull << (i - 64);
+            else
+                q.lo |= 1ull << i;
+        }
+    }
+    return q;
+}
+
+/* What etl_clock_ns must return for a clock of freq ticks a second (a
+ * frequency of 0 or less means 10 MHz) starting at t0. */
+static int64_t reference_ns(int64_t t0, int64_t freq, int64_t ts)
+{
+    uint64_t f = freq > 0 ? (uint64_t)freq : 10000000u;
+    bool neg = ts < t0;
+    uint64_t mag = neg ? (uint64_t)t0 - (uint64_t)ts : (uint64_t)ts - (uint64_t)t0;
+    struct u128 q = div128(mul64(mag, 1000000000u), f);
+    if (neg)
+        return q.hi || q.lo > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)q.lo;
+    return q.hi || q.lo > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)q.lo;
+}
+
+/* Converts ts on the clock (t0, freq) both ways; false (with a message)
+ * when they differ. */
+static bool same(int64_t t0, int64_t freq, int64_t ts)
+{
+    struct etl_clock c;
+    etl_clock_init(&c, t0, freq, 0);
+    int64_t got = etl_clock_ns(&c, ts), want = reference_ns(t0, freq, ts);
+    if (got == want)
+        return true;
+    ck_abort_msg("clock of %lld Hz from %lld: %lld ticks give %lld ns, not %lld",
+                 (long long)freq, (long long)t0, (long long)ts, (long long)got,
+                 (long long)want);
+    return false;
+}
+
+/* Frequencies of real clocks and of the edges of the ways of converting. */
+static const int64_t freqs[] = {
+    1, 2, 3, 7, 1000, 32768, 1193182, 2338525, 2343750, 3312785, 3579545, 10000000,
+    14318180, 24000000, 1000000000, 2593000000, 3000000007, 8589934591, 8589934592,
+    8589934593, 1099511627781, INT64_MAX, 0, -5,
+};
+#define NFREQS (sizeof freqs / sizeof freqs[0])
+
+/* Tick counts past t0 (and before it) on clock freq: at the edges of
+ * whole seconds, small ones, far ones, random ones, k choosing which. */
+static int64_t ticks_for(int64_t freq, unsigned k)
+{
+    uint64_t f = freq > 0 ? (uint64_t)freq : 10000000u;
+    uint64_t r = unit_rand(&rng);
+    switch (k % 8) {
+    case 0: return (int64_t)(r % 4);                         /* 0 to 3 */
+    case 1: return (int64_t)(f - 1 + r % 3);                 /* a second's edge */
+    case 2: {                                                /* k seconds, off by one */
+        uint64_t secs = r % ((uint64_t)INT64_MAX / f + 1);
+        return (int64_t)(secs * f + (r >> 62) - 1);
+    }
+    case 3: return (int64_t)(r % (1ull << 40));              /* hours at GHz rates */
+    case 4: return (int64_t)(r >> 1);                        /* anywhere positive */
+    case 5: return (int64_t)r;                               /* anywhere */
+    case 6: return (int64_t)((r >> 2) | (1ull << 61));       /* near the top of 2^62 */
+    default: return INT64_MAX - (int64_t)(r % 3);
+    }
+}
+
+START_TEST(test_ns_listed_clocks)
+{
+    const int64_t t0s[] = { 0, 135702918332, -1, INT64_MIN, INT64_MAX, 4611686018427387904 };
+    for (size_t i = 0; i < NFREQS; i++)
+        for (size_t j = 0; j < sizeof t0s / sizeof t0s[0]; j++)
+            for (unsigned k = 0; k < 400; k++) {
+                int64_t t0 = t0s[j], d = ticks_for(freqs[i], k);
+                /* past t0 and before it, wrapping where the range ends */
+                if (!same(t0, freqs[i], (int64_t)((uint64_t)t0 + (uint64_t)d)) ||
+                    !same(t0, freqs[i], (int64_t)((uint64_t)t0 - (uint64_t)d)))
+                    return;
+            }
+    for (size_t i = 0; i < NFREQS; i++) {
+        ck_assert(same(0, freqs[i], INT64_MIN));
+        ck_assert(same(INT64_MIN, freqs[i], INT64_MAX));
+        ck_assert(same(INT64_MAX, freqs[i], INT64_MIN));
+    }
+}
+END_TEST
+
+START_TEST(test_ns_random_clocks)
+{
+    for (unsigned n = 0; n < 20000; n++) {
+        uint64_t r = unit_rand(&rng);
+        /* mostly below 2^34 (every clock a machine has), some anywhere */
+        int64_t freq = n % 8 ? (int64_t)(r % (1ull << 34)) + 1 : (int64_t)(r >> 1);
+        int64_t t0 = (int64_t)unit_rand(&rng) >> (n % 3 ? 8 : 0);
+        int64_t d = ticks_for(freq, n);
+        if (!same(t0, freq, (int64_t)((uint64_t)t0 + (uint64_t)d)))
+            return;
+    }
+}
+END_TEST
+
+START_TEST(test_ns_whole_ticks)
+{
+    /* A whole number of ns a tick: one multiplication up to direct_max,
+     * past it saturated (100 ns ticks: 2^63 / 100 ticks and more). */
+    ck_assert(same(0, 10000000, 92233720368547758));
+    ck_assert(same(0, 10000000, 92233720368547759));
+    ck_assert(same(5, 10000000, INT64_MAX));
+    ck_assert(same(0, 1000000000, INT64_MAX));
+    ck_assert(same(0, 1, 9223372036));
+    ck_assert(same(0, 1, 9223372037));
+}
+END_TEST
+
+START_TEST(test_muldiv)
+{
+    for (unsigned n = 0; n < 20000; n++) {
+        uint64_t a = unit_rand(&rng) >> (n % 64), b = unit_rand(&rng) >> (n / 64 % 64);
+        uint64_t d = (unit_rand(&rng) >> (n % 63)) | 1u;
+        struct u128 q = div128(mul64(a, b), d);
+        uint64_t want = q.hi ? UINT64_MAX : q.lo;
+        ck_assert_msg(etl_muldiv_u64(a, b, d) == want, "%llu * %llu / %llu",
+                      (unsigned long long)a, (unsigned long long)b, (unsigned long long)d);
+    }
+    ck_assert(etl_muldiv_u64(UINT64_MAX, UINT64_MAX, UINT64_MAX) == UINT64_MAX);
+    ck_assert(etl_muldiv_u64(UINT64_MAX, 2, 3) == 12297829382473034410ull);
+    ck_assert(etl_muldiv_u64(0, UINT64_MAX, 7) == 0);
+}
+END_TEST
+
+static Suite *clock_suite(void)
+{
+    Suite *s = suite_create("clock");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_ns_listed_clocks);
+    tcase_add_test(tc, test_ns_random_clocks);
+    tcase_add_test(tc, test_ns_whole_ticks);
+    tcase_add_test(tc, test_muldiv);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return unit_run(clock_suite());
+}
