@@ -60,8 +60,11 @@ int64_t etl_clock_ns_any(const struct etl_clock *c, int64_t ts)
         ns = mag * (uint64_t)c->ns_per_tick;
     } else {
         /* mag = q * freq + r: q seconds and r ticks, each converted exactly. */
-        uint64_t f = (uint64_t)c->freq, q = mag / f, r = mag % f;
-        uint64_t frac = etl_muldiv_u64(r, NS_PER_SEC, f); /* < 1e9: always fits */
+        uint64_t f = (uint64_t)c->freq, q = mag / f, r = mag - q * f;
+        /* < 1e9: always fits; r * NS_PER_SEC itself below 2^64 for every
+         * clock up to 18 GHz (no 128-bit product then) */
+        uint64_t frac = r <= UINT64_MAX / NS_PER_SEC ? r * NS_PER_SEC / f
+                                                      : etl_muldiv_u64(r, NS_PER_SEC, f);
         ns = q > (UINT64_MAX - frac) / NS_PER_SEC ? UINT64_MAX : q * NS_PER_SEC + frac;
     }
     if (neg)
