@@ -114,6 +114,30 @@ static inline void put_switch(const struct sw_cpu *c, struct etl_sched_item *it,
     it->u.sw = *sw;
 }
 
+/* Where the tail of c's queue starts: the events after its latest switch
+ * that may still be passed over (place_switches). */
+static inline size_t queue_tail(const struct sw_cpu *c)
+{
+    return c->last != NONE && c->last + 1 > c->final_end ? c->last + 1 : c->final_end;
+}
+
+/* place_switches for one switch (a CSwitch), c's queue having room for it:
+ * after the last tail event not later than it, as ever. Inline in
+ * fill_cswitches, which makes room for a run at once. */
+static inline void place_cswitch(struct sw_cpu *c, const struct etl_switch *sw)
+{
+    size_t lo = queue_tail(c), pos = c->n;
+    if (c->pend != NONE)
+        link_next(&c->q[c->pend], sw);
+    while (pos > lo && c->q[pos - 1].ts > sw->ts)
+        pos--;
+    if (pos < c->n)
+        memmove(c->q + pos + 1, c->q + pos, (c->n - pos) * sizeof *c->q);
+    put_switch(c, &c->q[pos], sw);
+    c->n++;
+    c->last = c->pend = c->final_end = pos;
+}
+
 /* Queues the k switches sw (in the CPU's order): each gives the switch
  * before it its next switch (link_next), goes after the events of its CPU
  * that are not later and after the switch before it, and the last waits
@@ -129,22 +153,15 @@ static bool place_switches(struct etl_switch_reader *r, struct sw_cpu *c,
         return true;
     if (!queue_room(c, k))
         return false;
-    size_t lo = c->last != NONE && c->last + 1 > c->final_end ? c->last + 1 : c->final_end;
+    if (k == 1) {
+        place_cswitch(c, &sw[0]);
+        return true;
+    }
+    size_t lo = queue_tail(c);
     size_t m = c->n - lo;
     struct etl_sched_item *tail = c->q + lo;
     if (c->pend != NONE)
         link_next(&c->q[c->pend], &sw[0]);
-    if (k == 1) { /* a CSwitch: after the last tail event not later, as ever */
-        size_t pos = c->n;
-        while (pos > lo && c->q[pos - 1].ts > sw[0].ts)
-            pos--;
-        if (pos < c->n)
-            memmove(c->q + pos + 1, c->q + pos, (c->n - pos) * sizeof *c->q);
-        put_switch(c, &c->q[pos], &sw[0]);
-        c->n++;
-        c->last = c->pend = c->final_end = pos;
-        return true;
-    }
     if (m == 0) { /* nothing after the latest switch: the batch goes at the end */
         struct etl_sched_item *it = c->q + c->n;
         for (size_t i = 0; i + 1 < k; i++) {
@@ -279,6 +296,10 @@ static int fill_cswitches(struct etl_switch_reader *r, struct sw_cpu *c)
     if (etl_stream_heads(c->st, h, 1, &base, &cpu) == 0 || h[0].hook_id != ETL_HOOK_CSWITCH)
         return 0;
     size_t n = etl_stream_heads(c->st, h, RUN_MAX, &base, &cpu), k = 0;
+    if (!queue_room(c, n)) { /* for the whole run at once */
+        etl_file_nomem(r->f);
+        return -1;
+    }
     for (; k < n && h[k].hook_id == ETL_HOOK_CSWITCH && c->n - c->head < ETL_SCHED_QUEUE_MAX;
          k++) {
         const uint8_t *rec = base + h[k].offset;
@@ -289,10 +310,7 @@ static int fill_cswitches(struct etl_switch_reader *r, struct sw_cpu *c)
         struct etl_switch sw;
         etl_decode_cswitch_bytes(rec + at, h[k].size - at, v, h[k].ts, cpu, &sw);
         r->stats.cswitch++;
-        if (!place_switches(r, c, &sw, 1)) {
-            etl_file_nomem(r->f);
-            return -1;
-        }
+        place_cswitch(c, &sw);
     }
     if (k)
         etl_stream_skip(c->st, &h[k - 1]);
