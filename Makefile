@@ -14,14 +14,14 @@ VERSION = 0.1
 
 .DEFAULT_GOAL := all
 .PHONY: all check check-quick demo install uninstall clean fuzz fuzz-coverage valgrind \
-        bench deps
+        bench deps tsan
 .SECONDARY:
 
 ifndef ETLDUMP_DEPS_OK
 # First pass: check (and install) dependencies once, then make every goal in
 # one inner make, where pkg-config is asked only once the packages are there.
 GOALS := $(or $(filter-out clean uninstall,$(MAKECMDGOALS)),$(if $(MAKECMDGOALS),,all))
-DEPS_KIND := $(if $(filter bench,$(GOALS)),bench,$(if $(filter check check-quick test-programs fuzz fuzz-coverage valgrind,$(GOALS)),check,build))
+DEPS_KIND := $(if $(filter bench,$(GOALS)),bench,$(if $(filter check check-quick test-programs fuzz fuzz-coverage valgrind tsan,$(GOALS)),check,build))
 $(GOALS): inner
 	@:
 inner:
@@ -253,6 +253,23 @@ build/cov/bin/%: build/cov/obj/tests/fuzz/%.o build/cov/obj/tests/fuzz/driver.o 
 fuzz-coverage: $(FUZZ_TARGETS:%=build/cov/bin/%) build/cutseeds build/mktrace
 	@sh tests/fuzz/coverage.sh
 
+# ThreadSanitizer over the runs on several threads (tests/threads.sh): etldump
+# built with clang and -fsanitize=thread into build/tsan, each view and format
+# run with one thread and with three and the two compared; a race reported
+# changes standard error and the exit status, and so fails the comparison.
+TSAN_CFLAGS ?= -O1 -g -fno-omit-frame-pointer
+TSAN_OBJ = $(LIB_SRC:%.c=build/tsan/obj/%.o) build/tsan/obj/src/main.o
+
+build/tsan/obj/%.o: %.c | fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(WARN) $(THREADS) $(TSAN_CFLAGS) -fsanitize=thread -MMD -MP -c $< -o $@
+
+build/tsan/etldump: $(TSAN_OBJ)
+	$(FUZZ_CC) $(THREADS) $(TSAN_CFLAGS) -fsanitize=thread -o $@ $^ $(DL_LIBS)
+
+tsan: build/tsan/etldump build/mktrace
+	@TSAN_OPTIONS="halt_on_error=0 $${TSAN_OPTIONS:-}" sh tests/threads.sh build/tsan/etldump
+
 fuzz-cc:
 	@command -v $(FUZZ_CC) > /dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) not found (libFuzzer comes with clang); run: sudo apt-get install -y clang" >&2; exit 1; }
 .PHONY: fuzz-cc
@@ -332,5 +349,5 @@ install: etldump
          build/tests/spillcap/summary.d
 -include $(FUZZ_TARGETS:%=build/fuzz-replay/%.d) build/fuzz-replay/driver.d \
          build/fuzz-replay/selftest.d
--include $(COV_OBJ:.o=.d) $(FUZZ_TARGETS:%=build/cov/obj/tests/fuzz/%.d)
+-include $(COV_OBJ:.o=.d) $(FUZZ_TARGETS:%=build/cov/obj/tests/fuzz/%.d) $(TSAN_OBJ:.o=.d)
 endif
