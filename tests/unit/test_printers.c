@@ -1671,8 +1671,9 @@ START_TEST(xml_own_writer)
 }
 END_TEST
 
-/* The scans for bytes to escape (etl_json_plain, etl_xml_plain_str) say
- * what the printers' tables say, of strings of every length up to past
+/* The scans for bytes to escape or quote (etl_json_plain,
+ * etl_xml_plain_str, etl_csv_plain_str) say what the printers' tables say
+ * (and CSV's rule for a space first or last), of strings of every length up to past
  * the longest written in place with one byte of every value at every
  * place, each string alone in a block of its length (a read past it is
  * one the sanitizers see). */
@@ -1684,6 +1685,7 @@ START_TEST(plain_scans)
         memset(s, 'a', n);
         ck_assert(etl_json_plain(s, n));
         ck_assert(etl_xml_plain_str(s, n));
+        ck_assert(etl_csv_plain_str(s, n));
         for (size_t at = 0; at < n; at++) {
             for (unsigned b = 0; b < 256; b++) {
                 s[at] = (char)b;
@@ -1693,6 +1695,9 @@ START_TEST(plain_scans)
                     ck_abort_msg("JSON: byte 0x%02x at %zu of %zu", b, at, n);
                 if (etl_xml_plain_str(s, n) != (etl_xml_plain[b] != 0))
                     ck_abort_msg("XML: byte 0x%02x at %zu of %zu", b, at, n);
+                bool edge_space = b == ' ' && (at == 0 || at == n - 1);
+                if (etl_csv_plain_str(s, n) != (!etl_csv_special[b] && !edge_space))
+                    ck_abort_msg("CSV: byte 0x%02x at %zu of %zu", b, at, n);
             }
             s[at] = 'a';
         }
