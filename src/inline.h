@@ -4,7 +4,9 @@
  * them out of line, a call per cell); ETL_UNLIKELY(x): x is usually false,
  * so that the compiler lays out the other way as the straight one;
  * ETL_PREFETCH(a): the bytes at address a (an integer: it may lie past any
- * object, where a prefetch does nothing) are asked for ahead of their use.
+ * object, where a prefetch does nothing) are asked for ahead of their use;
+ * ETL_NOINLINE: a function kept out of line, the rare case of a loop whose
+ * usual case is inlined (its code would crowd the loop's registers).
  */
 #ifndef ETLDUMP_INLINE_H
 #define ETLDUMP_INLINE_H
@@ -15,10 +17,12 @@
 #define ETL_INLINE static inline __attribute__((always_inline))
 #define ETL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define ETL_PREFETCH(a) __builtin_prefetch((const void *)(a))
+#define ETL_NOINLINE __attribute__((noinline))
 #else
 #define ETL_INLINE static inline
 #define ETL_UNLIKELY(x) (x)
 #define ETL_PREFETCH(a) ((void)(a))
+#define ETL_NOINLINE
 #endif
 
 /* The index of the lowest set bit of m (m != 0). */

@@ -1185,7 +1185,8 @@ END_TEST
 
 /* Exact text lines: cells that fit their columns (written over the blank
  * row), and rows where a value does not fit (wider than its column, empty,
- * a string from the file with an escape), a hidden column and unset cells. */
+ * a string from the file with an escape), several in one row, a hidden
+ * column and unset cells. */
 enum { T_A, T_B, T_C, T_H, T_D, T_E, T_N };
 static const struct etl_column tcols[T_N] = {
     [T_A] = { .name = "a", .type = ETL_COL_UINT, .width = 5 },
@@ -1217,6 +1218,14 @@ START_TEST(text_exact_lines)
         { 0, NULL, "xy", 0, NULL, 1u << T_A | 1u << T_B | 1u << T_D | 1u << T_E,
           "    - -      xy        - -" },
         { 99999, "abcdef", "uvwxyz", 9999, "", 0, "99999 abcdef uvwxyz 9999 " },
+        /* Several cells wider than their columns in one row: each moves
+         * the rest of the row on (a cut one by the ellipsis' two more
+         * bytes), in place and after. */
+        { 123456, "abcdefgh", "uvwxyza", -123456, "z", 0,
+          "123456 abcde\xe2\x80\xa6 uvwxy\xe2\x80\xa6 -123456 z" },
+        { 7, "abcdefgh", "t\tb", -5, "z", 0, "    7 abcde\xe2\x80\xa6 t\\x09b   -5 z" },
+        { 7, "ab", "uvwxyza", -5, "zzzz", 1u << T_D,
+          "    7 ab     uvwxy\xe2\x80\xa6    - zzzz" },
     };
     struct capture cap;
     struct etl_printer *p = cap_open(&cap, "text", ETL_TIME_REL);
