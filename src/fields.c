@@ -669,7 +669,7 @@ static inline size_t put_key(const struct jw *w, char *d, bool comma, const char
     d[o++] = '"';
     if (w->dq)
         d[o++] = '"';
-    memcpy(d + o, name, n);
+    etl_copy_small(d + o, name, n); /* most names are of up to 16 bytes */
     o += n;
     d[o++] = '"';
     if (w->dq)
