@@ -63,18 +63,8 @@ ETL_INLINE bool etl_csv_plain_str(const char *str, size_t n)
     if (s[0] == ' ' || s[n - 1] == ' ')
         return false;
 #if defined(__SSE2__)
-    if (n >= 4) {
-        __m128i m;
-        if (n <= 16) {
-            m = etl_csv_special16(etl_bytes_upto16(str, n));
-        } else {
-            m = etl_csv_special16(_mm_loadu_si128((const __m128i *)(const void *)(str + n - 16)));
-            for (size_t i = 0; i + 16 < n; i += 16)
-                m = _mm_or_si128(m, etl_csv_special16(
-                                        _mm_loadu_si128((const __m128i *)(const void *)(str + i))));
-        }
-        return _mm_movemask_epi8(m) == 0;
-    }
+    if (n >= 4)
+        return _mm_movemask_epi8(etl_marks16(str, n, etl_csv_special16)) == 0;
     /* Up to three bytes: the first, middle and last are all of them. */
     return !(etl_csv_special[s[0]] || etl_csv_special[s[n / 2]] || etl_csv_special[s[n - 1]]);
 #else

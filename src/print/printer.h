@@ -134,6 +134,21 @@ ETL_INLINE __m128i etl_bytes_upto16(const char *s, size_t n)
     __m128i x = _mm_unpacklo_epi32(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b));
     return _mm_unpacklo_epi64(x, x);
 }
+
+/* The bytes of s[0..n), 4 <= n, that marks sets to 0xFF in a vector of
+ * sixteen (a printer's bytes to escape or quote), OR-ed into one vector: up
+ * to sixteen bytes in one piece (etl_bytes_upto16), more sixteen at a time,
+ * the last sixteen overlapping. marks is a constant where this is inlined:
+ * its code is inlined too. */
+ETL_INLINE __m128i etl_marks16(const char *s, size_t n, __m128i (*marks)(__m128i))
+{
+    if (n <= 16)
+        return marks(etl_bytes_upto16(s, n));
+    __m128i m = marks(_mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)));
+    for (size_t i = 0; i + 16 < n; i += 16)
+        m = _mm_or_si128(m, marks(_mm_loadu_si128((const __m128i *)(const void *)(s + i))));
+    return m;
+}
 #endif
 
 struct etl_printer;

@@ -370,6 +370,16 @@ static void text_destroy(struct etl_printer *p)
     p->priv = NULL;
 }
 
+#if defined(__SSE2__)
+/* The bytes of x that are not printable ASCII, as 0xFF: below 0x20 as
+ * signed bytes (control characters, and every byte from 0x80 on) and DEL. */
+ETL_INLINE __m128i text_unprintable16(__m128i x)
+{
+    return _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                        _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7F)));
+}
+#endif
+
 /* Returns true when s[0..n) is printable ASCII, a byte a column, as
  * text_string shows it: sixteen bytes at a time with SSE2 (a process's
  * image in every switch's row). */
@@ -377,19 +387,8 @@ ETL_INLINE bool text_printable(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
 #if defined(__SSE2__)
-    if (n >= 4) {
-        /* Below 0x20 as signed bytes: control characters and every byte
-         * from 0x80 on; and DEL. */
-        const __m128i lo = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7F);
-        __m128i x = n <= 16 ? etl_bytes_upto16(str, n)
-                            : _mm_loadu_si128((const __m128i *)(const void *)(str + n - 16));
-        __m128i m = _mm_or_si128(_mm_cmplt_epi8(x, lo), _mm_cmpeq_epi8(x, del));
-        for (size_t i = 0; n > 16 && i + 16 < n; i += 16) {
-            x = _mm_loadu_si128((const __m128i *)(const void *)(str + i));
-            m = _mm_or_si128(m, _mm_or_si128(_mm_cmplt_epi8(x, lo), _mm_cmpeq_epi8(x, del)));
-        }
-        return _mm_movemask_epi8(m) == 0;
-    }
+    if (n >= 4)
+        return _mm_movemask_epi8(etl_marks16(str, n, text_unprintable16)) == 0;
 #endif
     for (size_t k = 0; k < n; k++)
         if (s[k] < 0x20 || s[k] >= 0x7F)

@@ -74,18 +74,8 @@ ETL_INLINE bool etl_xml_plain_str(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
 #if defined(__SSE2__)
-    if (n >= 4) {
-        __m128i m;
-        if (n <= 16) {
-            m = etl_xml_special16(etl_bytes_upto16(str, n));
-        } else {
-            m = etl_xml_special16(_mm_loadu_si128((const __m128i *)(const void *)(str + n - 16)));
-            for (size_t i = 0; i + 16 < n; i += 16)
-                m = _mm_or_si128(m, etl_xml_special16(
-                                        _mm_loadu_si128((const __m128i *)(const void *)(str + i))));
-        }
-        return _mm_movemask_epi8(m) == 0;
-    }
+    if (n >= 4)
+        return _mm_movemask_epi8(etl_marks16(str, n, etl_xml_special16)) == 0;
     /* Up to three bytes: the first, middle and last are all of them. */
     return n == 0 || (etl_xml_plain[s[0]] && etl_xml_plain[s[n / 2]] && etl_xml_plain[s[n - 1]]);
 #else
