@@ -25,6 +25,7 @@ static int cmp_idx(const void *a, const void *b, void *ctx)
 void etl_ktable_init(struct etl_ktable *t)
 {
     t->n = 0;
+    t->memo_set = false;
     for (size_t l = 0; l < etl_nklayouts; l++) {
         const struct etl_klayout *k = &etl_klayouts[l];
         for (size_t i = 0; i < k->nops && t->n < ETL_KTABLE_MAX; i++) {
@@ -298,7 +299,28 @@ static enum etl_fdec decode(const struct etl_kfield *fields, bool newer,
     return ETL_FDEC_OK;
 }
 
-enum etl_fdec etl_kernel_fields(const struct etl_ktable *t, const struct etl_event *ev,
+/* The layout of the events of key at version v, or -1; *newer when it is
+ * the newest below v (its fields are the known prefix of a newer version,
+ * doc/format.md 18.3). */
+static int32_t layout_of(const struct etl_ktable *t, uint32_t key, unsigned v, bool *newer)
+{
+    const struct etl_kidx *e = find(t, key);
+    const struct etl_kidx *pick = NULL, *newest = NULL;
+    for (; e && e < t->idx + t->n && e->key == key; e++) {
+        if (v >= e->vmin && v <= e->vmax) {
+            pick = e;
+            break;
+        }
+        if (e->vmax < v && (!newest || e->vmax > newest->vmax))
+            newest = e;
+    }
+    *newer = !pick;
+    if (!pick)
+        pick = newest;
+    return pick ? pick->layout : -1;
+}
+
+enum etl_fdec etl_kernel_fields(struct etl_ktable *t, const struct etl_event *ev,
                                 struct etl_cursor *c, struct etl_fields *out,
                                 size_t *bad_at)
 {
@@ -307,25 +329,19 @@ enum etl_fdec etl_kernel_fields(const struct etl_ktable *t, const struct etl_eve
     if (g < 0)
         return ETL_FDEC_NO_LAYOUT;
     uint32_t key = (uint32_t)g << 8 | ev->opcode;
-    const struct etl_kidx *e = find(t, key);
-    if (!e)
-        return ETL_FDEC_NO_LAYOUT;
-    /* The entry for the version, else the newest below it: its fields are
-     * the known prefix of a newer version (doc/format.md 18.3). */
-    unsigned v = ev->version & 0xFFu;
-    const struct etl_kidx *pick = NULL, *newest = NULL;
-    for (; e < t->idx + t->n && e->key == key; e++) {
-        if (v >= e->vmin && v <= e->vmax) {
-            pick = e;
-            break;
-        }
-        if (e->vmax < v && (!newest || e->vmax > newest->vmax))
-            newest = e;
+    uint8_t v = (uint8_t)(ev->version & 0xFFu);
+    /* The lookup is a binary search, about 80 instructions an event of
+     * --events=all: a run of one kind finds it once. */
+    if (!t->memo_set || t->memo_key != key || t->memo_version != v) {
+        t->memo_layout = layout_of(t, key, v, &t->memo_newer);
+        t->memo_key = key;
+        t->memo_version = v;
+        t->memo_set = true;
     }
-    bool newer = !pick;
-    if (newer && !(pick = newest))
+    if (t->memo_layout < 0)
         return ETL_FDEC_NO_LAYOUT;
-    return decode(etl_klayouts[pick->layout].fields, newer, ev, c, out, t->repeat, bad_at);
+    return decode(etl_klayouts[t->memo_layout].fields, t->memo_newer, ev, c, out, t->repeat,
+                  bad_at);
 }
 
 /* ---- built-in providers ------------------------------------------------------- */

@@ -45,6 +45,14 @@ struct etl_ktable {
     struct etl_kidx idx[ETL_KTABLE_MAX];
     size_t n;
     char repeat[ETL_KREPEAT_MAX][12]; /* names of repeated fields: Stack1, ... */
+    /* The last event's key and version and the layout they found (most
+     * events follow one of their kind): each decoder's own, for a decoder
+     * on another thread copies the table (etl_payload_fork). */
+    bool memo_set;
+    uint8_t memo_version;
+    bool memo_newer;
+    uint32_t memo_key;
+    int32_t memo_layout;      /* -1: none */
 };
 void etl_ktable_init(struct etl_ktable *t);
 
@@ -55,7 +63,7 @@ void etl_ktable_init(struct etl_ktable *t);
  * ETL_FDEC_PARTIAL (a version newer than the table, or bytes past the last
  * field: the known prefix is decoded and *bad_at is where the rest begins) or
  * ETL_FDEC_DAMAGED (a field runs past the payload at *bad_at). */
-enum etl_fdec etl_kernel_fields(const struct etl_ktable *t, const struct etl_event *ev,
+enum etl_fdec etl_kernel_fields(struct etl_ktable *t, const struct etl_event *ev,
                                 struct etl_cursor *c, struct etl_fields *out,
                                 size_t *bad_at);
 

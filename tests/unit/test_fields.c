@@ -181,6 +181,18 @@ START_TEST(kernel_process_v4)
         "\"Flags\":0,\"UserSID\":\"S-1-5-96-0-0\",\"ImageFileName\":\"fontdrvhost.exe\","
         "\"CommandLine\":\"\\\"fontdrvhost.exe\\\"\",\"PackageFullName\":\"\","
         "\"ApplicationId\":\"\"}");
+    /* The same bytes as version 3, whose layout has no Flags, then as 4
+     * again: the layout goes by the version as well as the opcode (the
+     * table's memo of its last lookup holds both). */
+    for (unsigned version = 3; version <= 4; version++) {
+        etl_fields_reset(&fl);
+        ev = kevent(ETL_KIND_PERFINFO64, 0x0303, version, dcstart, sizeof dcstart);
+        c = etl_cur_make(ev.data, ev.data_len);
+        etl_kernel_fields(&kt, &ev, &c, &fl, &at);
+        bool flags = strstr(render(false), "\"Flags\":") != NULL;
+        ck_assert_msg(flags == (version == 4), "version %u: Flags %s", version,
+                      flags ? "decoded" : "missing");
+    }
 }
 END_TEST
 
@@ -211,6 +223,22 @@ START_TEST(kernel_damage_and_newer_version)
     c = etl_cur_make(ev.data, ev.data_len);
     ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_PARTIAL);
     ck_assert_uint_eq(at, sizeof setname - 2);
+    /* Version 2 again, after 3 and after another key (the table remembers
+     * its last lookup). */
+    for (int round = 0; round < 2; round++) {
+        if (round == 1) {
+            etl_fields_reset(&fl);
+            ev = kevent(ETL_KIND_PERFINFO64, 0x0303, 4, dcstart, sizeof dcstart);
+            c = etl_cur_make(ev.data, ev.data_len);
+            ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
+        }
+        etl_fields_reset(&fl);
+        ev = kevent(ETL_KIND_PERFINFO64, 0x0548, 2, setname, sizeof setname - 2);
+        c = etl_cur_make(ev.data, ev.data_len);
+        ck_assert_int_eq(etl_kernel_fields(&kt, &ev, &c, &fl, &at), ETL_FDEC_OK);
+        ck_assert_str_eq(render(true),
+                         "ProcessId=7608 ThreadId=3084 ThreadName=\".NET Finalizer\"");
+    }
     /* An opcode with no layout. */
     etl_fields_reset(&fl);
     ev = kevent(ETL_KIND_SYSTEM64, 0x0b24, 2, setname, 4);
