@@ -25,7 +25,7 @@ static int cmp_idx(const void *a, const void *b, void *ctx)
 void etl_ktable_init(struct etl_ktable *t)
 {
     t->n = 0;
-    t->memo_set = false;
+    memset(t->memo, 0, sizeof t->memo);
     for (size_t l = 0; l < etl_nklayouts; l++) {
         const struct etl_klayout *k = &etl_klayouts[l];
         for (size_t i = 0; i < k->nops && t->n < ETL_KTABLE_MAX; i++) {
@@ -331,17 +331,18 @@ enum etl_fdec etl_kernel_fields(struct etl_ktable *t, const struct etl_event *ev
     uint32_t key = (uint32_t)g << 8 | ev->opcode;
     uint8_t v = (uint8_t)(ev->version & 0xFFu);
     /* The lookup is a binary search, about 80 instructions an event of
-     * --events=all: a run of one kind finds it once. */
-    if (!t->memo_set || t->memo_key != key || t->memo_version != v) {
-        t->memo_layout = layout_of(t, key, v, &t->memo_newer);
-        t->memo_key = key;
-        t->memo_version = v;
-        t->memo_set = true;
+     * --events=all: the kinds a trace mixes (switches, ready threads,
+     * DPCs, ...) find it once each while they stay in their memo slots. */
+    uint32_t h = (key * 0x9E3779B1u ^ (uint32_t)v * 0x85EBCA6Bu) >> 24;
+    struct etl_kmemo *m = &t->memo[h & (ETL_KMEMO - 1)];
+    if (m->key1 != key + 1 || m->version != v) {
+        m->layout = layout_of(t, key, v, &m->newer);
+        m->key1 = key + 1;
+        m->version = v;
     }
-    if (t->memo_layout < 0)
+    if (m->layout < 0)
         return ETL_FDEC_NO_LAYOUT;
-    return decode(etl_klayouts[t->memo_layout].fields, t->memo_newer, ev, c, out, t->repeat,
-                  bad_at);
+    return decode(etl_klayouts[m->layout].fields, m->newer, ev, c, out, t->repeat, bad_at);
 }
 
 /* ---- built-in providers ------------------------------------------------------- */

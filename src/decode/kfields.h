@@ -41,18 +41,22 @@ struct etl_kidx {
     uint16_t layout;
     uint8_t vmin, vmax;
 };
+/* Entries of a table's memo (a power of two). */
+#define ETL_KMEMO 8u
 struct etl_ktable {
     struct etl_kidx idx[ETL_KTABLE_MAX];
     size_t n;
     char repeat[ETL_KREPEAT_MAX][12]; /* names of repeated fields: Stack1, ... */
-    /* The last event's key and version and the layout they found (most
-     * events follow one of their kind): each decoder's own, for a decoder
-     * on another thread copies the table (etl_payload_fork). */
-    bool memo_set;
-    uint8_t memo_version;
-    bool memo_newer;
-    uint32_t memo_key;
-    int32_t memo_layout;      /* -1: none */
+    /* Recent events' keys and versions and the layouts they found, by a
+     * hash of both (most events follow one of a few kinds): each decoder's
+     * own, for a decoder on another thread copies the table
+     * (etl_payload_fork). */
+    struct etl_kmemo {
+        uint32_t key1;        /* key + 1; 0: empty */
+        uint8_t version;
+        bool newer;
+        int32_t layout;       /* -1: none */
+    } memo[ETL_KMEMO];
 };
 void etl_ktable_init(struct etl_ktable *t);
 

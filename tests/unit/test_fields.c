@@ -196,6 +196,63 @@ START_TEST(kernel_process_v4)
 }
 END_TEST
 
+/* The table's memo of recent lookups (by a hash of the kind and version)
+ * gives what a new table gives, whatever came before. Every HookId with a
+ * layout at versions 0 to 15, up then down (sixteen versions of one kind
+ * share eight memo slots: some land on another version's), then the same
+ * in a shuffled order (kinds land on each other's): each decoded by the
+ * table and by a new one from the same payload bytes. */
+START_TEST(kernel_memo_matches_fresh_table)
+{
+    static struct etl_ktable fresh;
+    static struct { uint16_t hook; uint8_t version; } seq[2 * 8192];
+    size_t n = 0;
+    for (size_t l = 0; l < etl_nklayouts; l++) {
+        const struct etl_klayout *k = &etl_klayouts[l];
+        if (k->group > 0xFF)
+            continue; /* classes known by GUID only */
+        for (size_t i = 0; i < k->nops && n + 32 <= sizeof seq / sizeof seq[0] / 2; i++)
+            for (unsigned v = 0; v < 32; v++) {
+                seq[n].hook = (uint16_t)(k->group << 8 | k->ops[i]);
+                seq[n++].version = (uint8_t)(v < 16 ? v : 31 - v);
+            }
+    }
+    ck_assert_uint_gt(n, 1000);
+    memcpy(seq + n, seq, n * sizeof seq[0]);
+    uint32_t r = 12345;
+    for (size_t i = n - 1; i > 0; i--) { /* the second half shuffled */
+        r = r * 1103515245u + 12345u;
+        size_t j = (r >> 8) % (i + 1);
+        uint16_t h = seq[n + i].hook;
+        uint8_t v = seq[n + i].version;
+        seq[n + i] = seq[n + j];
+        seq[n + j].hook = h;
+        seq[n + j].version = v;
+    }
+    char want[4096];
+    for (size_t i = 0; i < 2 * n; i++) {
+        struct etl_event ev = kevent(ETL_KIND_PERFINFO64, seq[i].hook, seq[i].version, dcstart,
+                                     sizeof dcstart);
+        bool text = i % 16 == 0; /* the fields compared as text at times */
+        etl_ktable_init(&fresh);
+        etl_fields_reset(&fl);
+        struct etl_cursor c = etl_cur_make(ev.data, ev.data_len);
+        size_t at_fresh, at;
+        enum etl_fdec rc_fresh = etl_kernel_fields(&fresh, &ev, &c, &fl, &at_fresh);
+        size_t n_fresh = fl.n;
+        if (text)
+            snprintf(want, sizeof want, "%s", render(true));
+        etl_fields_reset(&fl);
+        c = etl_cur_make(ev.data, ev.data_len);
+        enum etl_fdec rc = etl_kernel_fields(&kt, &ev, &c, &fl, &at);
+        ck_assert_msg(rc == rc_fresh && at == at_fresh && fl.n == n_fresh &&
+                          (!text || strcmp(render(true), want) == 0),
+                      "HookId 0x%04x version %u (step %zu): not what a new table decodes",
+                      seq[i].hook, seq[i].version, i);
+    }
+}
+END_TEST
+
 START_TEST(kernel_damage_and_newer_version)
 {
     /* Cut inside ImageFileName: the string has no terminator. */
@@ -734,6 +791,7 @@ int main(void)
     tcase_add_test(tc, caps_set_truncated_and_close_open_levels);
     tcase_add_test(tc, kernel_process_v4);
     tcase_add_test(tc, kernel_damage_and_newer_version);
+    tcase_add_test(tc, kernel_memo_matches_fresh_table);
     tcase_add_test(tc, kernel_isr_and_isr_msi);
     tcase_add_test(tc, kernel_tables_are_consistent);
     tcase_add_test(tc, one_name_per_event);
