@@ -176,6 +176,7 @@ if [ -d "$shared/samples/real" ]; then
         done
         same "$name events=all xml" --events=all -f xml "$f"
         same "$name events=all text no-fields" --events=all --no-fields "$f"
+        same "$name events=all json no-fields" --events=all --no-fields -f json "$f"
         same "$name summary" --summary "$f"
         same "$name stats" --stats "$f"
         same "$name info" --info "$f"

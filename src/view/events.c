@@ -71,7 +71,8 @@ static const struct etl_table events_no_fields = { EVENT_ROW, event_cols, E_FIEL
 #define PT_COUNT (E_USER_SID - E_PROCESS_ID + 1)
 
 /* One event as the view's thread leaves it; its data, extended items and
- * strings are kept by the pipeline. */
+ * strings are kept by the pipeline. With --no-fields and other threads,
+ * an ev_row instead. */
 struct ev_item {
     _Alignas(16) struct etl_event ev; /* two whole lines in all (etl_pipe_put) */
     const char *name;              /* --no-fields: its name (or NULL) */
@@ -79,6 +80,41 @@ struct ev_item {
     bool pt_problem;               /* its Process/Thread record reported one */
     /* The Process and Thread cells, kept by the pipeline, or NULL when the
      * event has none (all but a few): the item stays two cache lines. */
+    const struct etl_value *pt;
+};
+
+/* --no-fields with other threads: an event as the view's thread hands it
+ * over, in one cache line: what its row shows of its header (etl_pipe_put
+ * streams items past the cache, and the two lines of an ev_item were a
+ * quarter of that thread's time; with one thread, where nothing is copied,
+ * packing and unpacking a row cost more than they saved). Its name and
+ * Process/Thread cells, which few events have, are kept with its provider
+ * in an ev_extra. */
+struct ev_row {
+    _Alignas(16) int64_t ts;
+    uint64_t buffer_offset;
+    uint32_t event_offset, tid, pid;
+    uint16_t cpu, size, hook_id, event_id, version;
+    uint8_t opcode, kind, flags, ptr_size;
+    uint8_t bits;                     /* EVR_* */
+    union {
+        uint8_t guid[16];             /* without EVR_EXTRA */
+        const struct ev_extra *extra; /* with it */
+    } u;
+};
+_Static_assert(sizeof(struct ev_row) == 64, "an event's row is one cache line");
+
+/* What ev_row.bits say. */
+enum {
+    EVR_NAME_LATER = 1u << 0,         /* as ev_item.name_later */
+    EVR_PT_PROBLEM = 1u << 1,         /* as ev_item.pt_problem */
+    EVR_EXTRA = 1u << 2,              /* u.extra, not u.guid */
+};
+
+/* An ev_row's provider, name and Process/Thread cells (as ev_item's). */
+struct ev_extra {
+    uint8_t guid[16];
+    const char *name;
     const struct etl_value *pt;
 };
 
@@ -93,6 +129,7 @@ struct events_ctx {
     unsigned threads;
     const struct etl_clock *clk;
     struct etl_pipe *pp;
+    bool rows;                     /* items are ev_rows (--no-fields, threads) */
     struct etl_value pt[PT_COUNT]; /* the cells of one Process/Thread event */
     char *text;                    /* its strings */
     size_t text_cap;
@@ -174,40 +211,18 @@ static void pt_cells(struct events_ctx *x, const struct etl_event *ev,
 }
 
 /* Hands the cells pt and the strings of their set string cells to the
- * pipeline, which keeps them for the item; false when out of memory. */
-static bool keep_cells(struct etl_pipe *pp, struct ev_item *it, struct etl_value *pt)
+ * pipeline, which keeps them for the item; returns the kept cells, NULL
+ * when out of memory. */
+static const struct etl_value *keep_cells(struct etl_pipe *pp, struct etl_value *pt)
 {
     for (size_t i = 0; i < PT_COUNT; i++) {
         if (!pt[i].set || event_cols[PT_FIRST + i].type != ETL_COL_STR)
             continue;
         pt[i].v.str = etl_pipe_keep(pp, pt[i].v.str, etl_cell_len(&pt[i]) + 1);
         if (!pt[i].v.str)
-            return false;
+            return NULL;
     }
-    return (it->pt = etl_pipe_keep(pp, pt, PT_COUNT * sizeof *pt)) != NULL;
-}
-
-/* Copies the event into the item, its bytes kept by the pipeline when
- * render decodes them (not with --no-fields); false when out of memory. */
-static bool keep_event(struct etl_pipe *pp, struct ev_item *it, const struct etl_event *ev,
-                       bool payload)
-{
-    it->ev = *ev;
-    it->ev.ext = NULL; /* not read past the view's thread */
-    if (!payload) {
-        it->ev.data = NULL; /* not read by render */
-        it->ev.ext_items = NULL;
-        return true;
-    }
-    it->ev.data = etl_pipe_keep(pp, ev->data, ev->data_len);
-    if (!it->ev.data)
-        return false;
-    if (ev->ext_items) {
-        it->ev.ext_items = etl_pipe_keep(pp, ev->ext_items, ev->ext_items_len);
-        if (!it->ev.ext_items)
-            return false;
-    }
-    return true;
+    return etl_pipe_keep(pp, pt, PT_COUNT * sizeof *pt);
 }
 
 /* The columns of the header fields an event carries by its ETL_EV_* flags:
@@ -330,29 +345,78 @@ ETL_INLINE int event_csv_direct(struct etl_printer *p, size_t ncols,
     return etl_csv_row_end(p, &c.row, ncols);
 }
 
+/* The event of a row (ev_row), as event_row had it but for what render
+ * never reads with --no-fields (the payload, extended items, PMC counters,
+ * whether its buffer was compressed); its kept name and Process/Thread
+ * cells (NULL: none). */
+ETL_INLINE void row_event(const struct ev_row *r, struct etl_event *ev, const char **name,
+                          const struct etl_value **pt)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->ts = r->ts;
+    ev->buffer_offset = r->buffer_offset;
+    ev->event_offset = r->event_offset;
+    ev->tid = r->tid;
+    ev->pid = r->pid;
+    ev->flags = r->flags;
+    ev->cpu = r->cpu;
+    ev->size = r->size;
+    ev->hook_id = r->hook_id;
+    ev->event_id = r->event_id;
+    ev->version = r->version;
+    ev->opcode = r->opcode;
+    ev->kind = r->kind;
+    ev->ptr_size = r->ptr_size;
+    if (r->bits & EVR_EXTRA) {
+        memcpy(ev->guid, r->u.extra->guid, sizeof ev->guid);
+        *name = r->u.extra->name;
+        *pt = r->u.extra->pt;
+    } else {
+        memcpy(ev->guid, r->u.guid, sizeof ev->guid);
+        *name = NULL;
+        *pt = NULL;
+    }
+}
+
 /* Prints the row of one event: its payload decoded here, any damage in it
  * reported through the pipeline (on any of its threads); its cells straight
  * into a CSV row when the view may write the table's rows
  * (etl_print_csv_own), else through the table's own writer of format `as`
  * (a constant: render_event_csv and the others) when the view may call it. */
 ETL_INLINE int render_event_as(struct etl_printer *p, const void *item, void *vctx,
-                               struct etl_pipe_job *job, enum etl_own_format as)
+                               struct etl_pipe_job *job, enum etl_own_format as, bool rows)
 {
-    const struct ev_item *it = item;
     const struct events_ctx *x = vctx;
-    const struct etl_event *ev = &it->ev;
-    const char *name = it->name;
-    bool own = false;
-    /* The copy has no payload but the header fields event_row judged by:
-     * etl_payload_name takes the same way as it would have there, and
-     * never reaches for the payload (etl_meta_maybe_manifest was false). */
-    if (it->name_later)
-        name = etl_payload_name_own(x->dec[job->thread], ev, &own);
+    struct etl_event row_ev;
+    const struct etl_event *ev = &row_ev;
+    const char *name;
+    const struct etl_value *pt;
+    bool pt_problem, own = false;
+    if (rows) {
+        const struct ev_row *r = item;
+        row_event(r, &row_ev, &name, &pt);
+        pt_problem = (r->bits & EVR_PT_PROBLEM) != 0;
+        /* The row has no payload but the header fields event_row judged
+         * by: etl_payload_name takes the same way as it would have there,
+         * and never reaches for the payload (etl_meta_maybe_manifest was
+         * false). */
+        if (r->bits & EVR_NAME_LATER)
+            name = etl_payload_name_own(x->dec[job->thread], ev, &own);
+    } else {
+        const struct ev_item *it = item;
+        ev = &it->ev;
+        name = it->name;
+        pt = it->pt;
+        pt_problem = it->pt_problem;
+        /* The copy has no payload: likewise. */
+        if (it->name_later)
+            name = etl_payload_name_own(x->dec[job->thread], ev, &own);
+    }
     const void *fields = NULL;
     if (!x->o->no_fields) {
         struct etl_payload *dec = x->dec[job->thread];
         size_t at;
-        if (etl_payload_decode(dec, ev, &name, &at) == ETL_FDEC_DAMAGED && !it->pt_problem) {
+        if (etl_payload_decode(dec, ev, &name, &at) == ETL_FDEC_DAMAGED && !pt_problem) {
             /* Once per event: a Process or Thread record reported its own. */
             char what[ETL_PAYLOAD_NAME_MAX + 128], msg[320];
             snprintf(what, sizeof what, "%s: %s", name ? name : "event",
@@ -363,11 +427,11 @@ ETL_INLINE int render_event_as(struct etl_printer *p, const void *item, void *vc
     }
     size_t name_len = own ? ETL_CELL_PLAIN : 0; /* measured by the printer */
     if (as == ETL_OWN_CSV && etl_print_csv_own(p, &events_no_fields))
-        return event_csv_direct(p, E_FIELDS, x, ev, it->pt, name, name_len, NULL);
+        return event_csv_direct(p, E_FIELDS, x, ev, pt, name, name_len, NULL);
     if (as == ETL_OWN_CSV && etl_print_csv_own(p, &etl_table_events))
-        return event_csv_direct(p, E_COUNT, x, ev, it->pt, name, name_len, fields);
+        return event_csv_direct(p, E_COUNT, x, ev, pt, name, name_len, fields);
     struct etl_value v[E_COUNT];
-    uint64_t set = event_values(v, x, ev, it->pt, name, name_len, fields);
+    uint64_t set = event_values(v, x, ev, pt, name, name_len, fields);
     if (as == ETL_OWN_JSON && etl_print_json_own(p, &events_no_fields))
         return event_json_row_no_fields(p, v, set);
     if (as == ETL_OWN_JSON && etl_print_json_own(p, &etl_table_events))
@@ -379,46 +443,106 @@ ETL_INLINE int render_event_as(struct etl_printer *p, const void *item, void *vc
     return etl_print_row_set(p, v, set);
 }
 
-/* render_event_as for each format (printer.h: etl_own_format). */
-static int render_event(struct etl_printer *p, const void *item, void *vctx,
-                        struct etl_pipe_job *job)
-{
-    return render_event_as(p, item, vctx, job, ETL_OWN_NONE);
-}
+/* render_event_as for each format (printer.h: etl_own_format), of items
+ * (ev_item) and of rows (ev_row). */
+#define RENDER_EVENT(fn, as, rows)                                                       \
+    static int fn(struct etl_printer *p, const void *item, void *vctx,                 \
+                  struct etl_pipe_job *job)                                              \
+    {                                                                                    \
+        return render_event_as(p, item, vctx, job, as, rows);                          \
+    }
+RENDER_EVENT(render_event, ETL_OWN_NONE, false)
+RENDER_EVENT(render_event_csv, ETL_OWN_CSV, false)
+RENDER_EVENT(render_event_json, ETL_OWN_JSON, false)
+RENDER_EVENT(render_event_xml, ETL_OWN_XML, false)
+RENDER_EVENT(render_row, ETL_OWN_NONE, true)
+RENDER_EVENT(render_row_csv, ETL_OWN_CSV, true)
+RENDER_EVENT(render_row_json, ETL_OWN_JSON, true)
+RENDER_EVENT(render_row_xml, ETL_OWN_XML, true)
 
-static int render_event_csv(struct etl_printer *p, const void *item, void *vctx,
-                            struct etl_pipe_job *job)
-{
-    return render_event_as(p, item, vctx, job, ETL_OWN_CSV);
-}
-
-static int render_event_json(struct etl_printer *p, const void *item, void *vctx,
-                             struct etl_pipe_job *job)
-{
-    return render_event_as(p, item, vctx, job, ETL_OWN_JSON);
-}
-
-static int render_event_xml(struct etl_printer *p, const void *item, void *vctx,
-                            struct etl_pipe_job *job)
-{
-    return render_event_as(p, item, vctx, job, ETL_OWN_XML);
-}
-
-static const etl_pipe_fn render_event_for[] = {
-    [ETL_OWN_NONE] = render_event, [ETL_OWN_CSV] = render_event_csv,
-    [ETL_OWN_JSON] = render_event_json, [ETL_OWN_XML] = render_event_xml,
+static const etl_pipe_fn render_event_for[2][4] = {
+    { [ETL_OWN_NONE] = render_event, [ETL_OWN_CSV] = render_event_csv,
+      [ETL_OWN_JSON] = render_event_json, [ETL_OWN_XML] = render_event_xml },
+    { [ETL_OWN_NONE] = render_row, [ETL_OWN_CSV] = render_row_csv,
+      [ETL_OWN_JSON] = render_row_json, [ETL_OWN_XML] = render_row_xml },
 };
+
+/* Hands the pipeline the item it of an event (its slot with one thread),
+ * with its name (or NULL), whether render finds it (--no-fields), whether
+ * its Process/Thread record reported a problem and its kept cells (or
+ * NULL); false when out of memory, with x->rc set by the pipeline
+ * otherwise. */
+ETL_INLINE bool put_item(struct events_ctx *x, struct ev_item *it, const struct etl_event *ev,
+                         const char *name, bool name_later, bool pt_problem,
+                         const struct etl_value *cells)
+{
+    it->ev = *ev;
+    it->ev.ext = NULL; /* not read past the view's thread */
+    it->name = name;
+    it->name_later = name_later;
+    it->pt_problem = pt_problem;
+    it->pt = cells;
+    if (x->o->no_fields) { /* not read by render */
+        it->ev.data = NULL;
+        it->ev.ext_items = NULL;
+    } else {
+        if (!(it->ev.data = etl_pipe_keep(x->pp, ev->data, ev->data_len)))
+            return false;
+        if (ev->ext_items &&
+            !(it->ev.ext_items = etl_pipe_keep(x->pp, ev->ext_items, ev->ext_items_len)))
+            return false;
+    }
+    x->rc = x->threads > 1 ? etl_pipe_put(x->pp, it) : etl_pipe_commit(x->pp);
+    return true;
+}
+
+/* The same as the row r (--no-fields with other threads). */
+ETL_INLINE bool put_row(struct events_ctx *x, struct ev_row *r, const struct etl_event *ev,
+                        const char *name, bool name_later, bool pt_problem,
+                        const struct etl_value *cells)
+{
+    _Static_assert(ETL_EV_STRING_ONLY <= UINT8_MAX, "an event's flags in a byte");
+    r->ts = ev->ts;
+    r->buffer_offset = ev->buffer_offset;
+    r->event_offset = ev->event_offset;
+    r->tid = ev->tid;
+    r->pid = ev->pid;
+    r->cpu = ev->cpu;
+    r->size = ev->size;
+    r->hook_id = ev->hook_id;
+    r->event_id = ev->event_id;
+    r->version = ev->version;
+    r->opcode = ev->opcode;
+    r->kind = ev->kind;
+    r->flags = (uint8_t)ev->flags;
+    r->ptr_size = ev->ptr_size;
+    r->bits = (uint8_t)((name_later ? EVR_NAME_LATER : 0u) | (pt_problem ? EVR_PT_PROBLEM : 0u));
+    if (name || cells) {
+        struct ev_extra e;
+        memcpy(e.guid, ev->guid, sizeof e.guid);
+        e.name = name;
+        e.pt = cells;
+        if (!(r->u.extra = etl_pipe_keep(x->pp, &e, sizeof e)))
+            return false;
+        r->bits |= EVR_EXTRA;
+    } else {
+        memcpy(r->u.guid, ev->guid, sizeof r->u.guid);
+    }
+    x->rc = etl_pipe_put(x->pp, r);
+    return true;
+}
 
 /* Takes one event: decodes its Process/Thread record (reporting damage
  * whether the row is shown or not), applies the filters and hands the row
  * to the pipeline. False to stop (write error, --strict, no memory). */
-static bool event_row(void *vctx, const struct etl_event *ev)
+ETL_INLINE bool event_row_as(void *vctx, const struct etl_event *ev, bool rows)
 {
     struct events_ctx *x = vctx;
     /* With other threads the item is built here and handed over with
      * etl_pipe_put (pipeline.h says why); with one, in its slot. */
     struct ev_item own;
-    struct ev_item *it = x->threads > 1 ? &own : etl_pipe_slot(x->pp);
+    struct ev_row row;
+    struct ev_item *it = rows || x->threads > 1 ? &own : etl_pipe_slot(x->pp);
     if (!it) {
         x->rc = -1;
         return false;
@@ -438,7 +562,6 @@ static bool event_row(void *vctx, const struct etl_event *ev)
         rec.valid = false;
         rec.problem = NULL;
     }
-    it->pt_problem = rec.problem != NULL;
     /* --no-fields: the event's name. Found from its header alone (not a
      * TraceLogging event, whose schema is in the extended items, nor one
      * that may be a manifest chunk), it is left to the thread that renders
@@ -446,21 +569,33 @@ static bool event_row(void *vctx, const struct etl_event *ev)
      * else, as when a filter needs it, it is found here and kept. */
     const char *name = NULL;
     bool by_name = x->flt && etl_filter_names(x->flt);
-    it->name_later = x->o->no_fields && !by_name && !ev->ext_items &&
-                     !etl_meta_maybe_manifest(ev);
-    if (by_name || (x->o->no_fields && !it->name_later))
+    bool name_later = x->o->no_fields && !by_name && !ev->ext_items &&
+                      !etl_meta_maybe_manifest(ev);
+    if (by_name || (x->o->no_fields && !name_later))
         name = etl_payload_name(x->pl, ev);
     if (x->flt && !etl_filter_event(x->flt, x->clk, x->map, ev, &rec, name))
         return !(x->o->strict && etl_file_problems(x->f)) && !etl_file_is_nomem(x->f);
-    it->name = name;
-    if (name && !(it->name = etl_pipe_keep(x->pp, name, strlen(name) + 1)))
+    if (name && !(name = etl_pipe_keep(x->pp, name, strlen(name) + 1)))
         return false;
-    it->pt = NULL;
-    if (!keep_event(x->pp, it, ev, !x->o->no_fields) || (pt && !keep_cells(x->pp, it, x->pt)))
+    const struct etl_value *cells = NULL;
+    if (pt && !(cells = keep_cells(x->pp, x->pt)))
         return false;
-    x->rc = x->threads > 1 ? etl_pipe_put(x->pp, it) : etl_pipe_commit(x->pp);
+    if (!(rows ? put_row(x, &row, ev, name, name_later, rec.problem != NULL, cells)
+               : put_item(x, it, ev, name, name_later, rec.problem != NULL, cells)))
+        return false;
     return x->rc == 0 && !(x->o->strict && etl_file_problems(x->f)) &&
            !etl_file_is_nomem(x->f);
+}
+
+/* event_row_as for items and for rows (x->rows). */
+static bool event_row(void *vctx, const struct etl_event *ev)
+{
+    return event_row_as(vctx, ev, false);
+}
+
+static bool event_row_rows(void *vctx, const struct etl_event *ev)
+{
+    return event_row_as(vctx, ev, true);
 }
 
 /* Sets up a decoder per thread beyond the first (which uses x->pl); false
@@ -495,14 +630,16 @@ static int print_events(struct events_ctx *x, struct etl_streams *s)
      * --strict, which stops at the first problem, reads on one thread. */
     x->threads = x->o->strict ? 1 : etl_pipe_threads(x->o->threads,
                                                      etl_file_totals(x->f)->bytes);
+    x->rows = x->o->no_fields && x->threads > 1;
     if (!decoders_new(x) ||
-        !(x->pp = etl_pipe_new(x->p, x->f, sizeof(struct ev_item),
-                               render_event_for[etl_print_own_format(x->p)], x, sizeof *x,
+        !(x->pp = etl_pipe_new(x->p, x->f, x->rows ? sizeof(struct ev_row) : sizeof(struct ev_item),
+                               render_event_for[x->rows][etl_print_own_format(x->p)], x,
+                               sizeof *x,
                                x->threads))) {
         etl_file_nomem(x->f);
         return 0;
     }
-    etl_merge_events(s, event_row, x);
+    etl_merge_events(s, x->rows ? event_row_rows : event_row, x);
     rc = etl_pipe_end(x->pp);
     if (x->rc == 0)
         x->rc = rc;
