@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "print/out.h"
 #include "sort.h"
 #include "grow.h"
 #include "keyidx.h"
@@ -348,22 +349,11 @@ static bool rehash(struct summary *m)
 
 static uint32_t new_slot(struct summary *m);
 
-/* Returns the row of thread tid, whose process is w's, adding it;
- * UINT32_MAX when out of memory. The slot stays the row's until the next
- * call. */
-static uint32_t thread_slot(struct summary *m, uint32_t tid, const struct etl_who *w)
+/* thread_slot's way for a thread without a row: adds it at table entry j
+ * (the empty one its lookup ended at). */
+static ETL_NOINLINE uint32_t thread_new(struct summary *m, uint32_t tid,
+                                        const struct etl_who *w, uint64_t pk, size_t j)
 {
-    uint64_t pk = proc_key(w);
-    if ((m->n + 1) * 2 > m->tcap && !rehash(m))
-        return UINT32_MAX;
-    size_t j = key_hash(tid, pk) & (m->tcap - 1);
-    for (uint64_t e; (e = m->tab[j]) != 0; j = (j + 1) & (m->tcap - 1)) {
-        uint32_t slot = (uint32_t)e - 1;
-        if ((uint32_t)(e >> 32) == tid && m->t[slot].pk == pk) {
-            m->t[slot].used = ++m->tick;
-            return slot;
-        }
-    }
     uint32_t tabs = m->tabs;
     uint32_t slot = new_slot(m);
     if (slot == UINT32_MAX)
@@ -386,6 +376,26 @@ static uint32_t thread_slot(struct summary *m, uint32_t tid, const struct etl_wh
     t->gen = m->gen++;
     m->tab[j] = tab_entry(tid, slot);
     return slot;
+}
+
+/* Returns the row of thread tid, whose process is w's, adding it;
+ * UINT32_MAX when out of memory. The slot stays the row's until the next
+ * call. Inline where a switch is taken: a call a switch cost more than
+ * the lookup's own work. */
+ETL_INLINE uint32_t thread_slot(struct summary *m, uint32_t tid, const struct etl_who *w)
+{
+    uint64_t pk = proc_key(w);
+    if ((m->n + 1) * 2 > m->tcap && !rehash(m))
+        return UINT32_MAX;
+    size_t j = key_hash(tid, pk) & (m->tcap - 1);
+    for (uint64_t e; (e = m->tab[j]) != 0; j = (j + 1) & (m->tcap - 1)) {
+        uint32_t slot = (uint32_t)e - 1;
+        if ((uint32_t)(e >> 32) == tid && m->t[slot].pk == pk) {
+            m->t[slot].used = ++m->tick;
+            return slot;
+        }
+    }
+    return thread_new(m, tid, w, pk, j);
 }
 
 /* The same, looking the thread up at ts. */
@@ -803,15 +813,29 @@ static void put(char *buf, size_t cap, size_t *o, const char *s, size_t n)
     buf[*o] = '\0';
 }
 
-/* Appends "name:count" (a space before all but the first). */
-static void put_count(char *buf, size_t cap, size_t *o, const char *name, uint64_t count)
+/* Appends "name:count" (a space before all but the first), name of n
+ * bytes: at once where it fits, as the rest of a row's cells are written;
+ * else as much as fits. */
+static void put_count(char *buf, size_t cap, size_t *o, const char *name, size_t n,
+                      uint64_t count)
 {
     char num[ETL_FMT_NUM_MAX];
+    size_t k = etl_fmt_u64(count, num), sp = *o != 0;
+    if (cap - *o > sp + n + 1 + k) { /* with the terminator */
+        char *q = buf + *o;
+        q[0] = ' ';
+        etl_copy_small(q + sp, name, n);
+        q[sp + n] = ':';
+        etl_copy_small(q + sp + n + 1, num, k);
+        q[sp + n + 1 + k] = '\0';
+        *o += sp + n + 1 + k;
+        return;
+    }
     if (*o)
         put(buf, cap, o, " ", 1);
-    put(buf, cap, o, name, strlen(name));
+    put(buf, cap, o, name, n);
     put(buf, cap, o, ":", 1);
-    put(buf, cap, o, num, etl_fmt_u64(count, num));
+    put(buf, cap, o, num, k);
 }
 
 /* Sorts reason counts as cmp_reason orders them: they are few (a reason
@@ -834,13 +858,12 @@ static void reasons_text(struct waits *w, char *buf, size_t cap)
     buf[0] = '\0';
     sort_reasons(w->wr, w->nwr);
     for (size_t i = 0; i < w->nwr; i++) {
-        char num[ETL_FMT_NUM_MAX + 1];
-        const char *name = etl_wait_reason_name(w->wr[i].reason);
-        if (!name) {
-            num[etl_fmt_u64(w->wr[i].reason, num)] = '\0';
-            name = num;
-        }
-        put_count(buf, cap, &o, name, w->wr[i].count);
+        char num[ETL_FMT_NUM_MAX];
+        const struct etl_sized_name *name = etl_wait_reason_sized(w->wr[i].reason);
+        if (name)
+            put_count(buf, cap, &o, name->s, name->n, w->wr[i].count);
+        else
+            put_count(buf, cap, &o, num, etl_fmt_u64(w->wr[i].reason, num), w->wr[i].count);
     }
 }
 
@@ -862,7 +885,7 @@ static void readiers_text(struct thr *t, char *buf, size_t cap)
     if (t->nrd > 1)
         etl_sort(t->rd, t->nrd, sizeof *t->rd, cmp_readier, NULL);
     for (size_t i = 0; i < t->nrd && i < 3; i++)
-        put_count(buf, cap, &o, t->rd[i].image, t->rd[i].count);
+        put_count(buf, cap, &o, t->rd[i].image, strlen(t->rd[i].image), t->rd[i].count);
 }
 
 /* Fills the ready percentiles (nearest rank) from v[0..n), sorted here. */
