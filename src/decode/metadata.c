@@ -78,13 +78,6 @@ void etl_meta_free(struct etl_meta *m)
     memset(m, 0, sizeof *m);
 }
 
-bool etl_meta_maybe_manifest(const struct etl_event *ev)
-{
-    return (ev->kind == ETL_KIND_EVENT_HEADER32 || ev->kind == ETL_KIND_EVENT_HEADER64) &&
-           ev->event_id == ETL_MANIFEST_EVENT_ID && ev->opcode == ETL_MANIFEST_OPCODE &&
-           ev->data_len >= ETL_MANIFEST_HEADER;
-}
-
 bool etl_meta_is_manifest(const struct etl_event *ev)
 {
     return etl_meta_maybe_manifest(ev) && ev->data[3] == ETL_MANIFEST_MAGIC;

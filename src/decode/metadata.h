@@ -86,8 +86,14 @@ bool etl_meta_is_metadata(const struct etl_event *ev);
 bool etl_meta_is_manifest(const struct etl_event *ev);
 
 /* True when ev's header is that of an EventSource manifest event: what
- * etl_meta_is_manifest checks before it looks at the payload. */
-bool etl_meta_maybe_manifest(const struct etl_event *ev);
+ * etl_meta_is_manifest checks before it looks at the payload. Inline: the
+ * every-event view asks it of each event. */
+static inline bool etl_meta_maybe_manifest(const struct etl_event *ev)
+{
+    return (ev->kind == ETL_KIND_EVENT_HEADER32 || ev->kind == ETL_KIND_EVENT_HEADER64) &&
+           ev->event_id == ETL_MANIFEST_EVENT_ID && ev->opcode == ETL_MANIFEST_OPCODE &&
+           ev->data_len >= ETL_MANIFEST_HEADER;
+}
 
 /* Pre-pass: when ev is an EventMetadata TRACE_EVENT_INFO event, or the last
  * chunk of an EventSource manifest, keeps the descriptions it holds (a later
