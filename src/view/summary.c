@@ -823,7 +823,8 @@ static void put_count(char *buf, size_t cap, size_t *o, const char *name, size_t
     size_t k = etl_fmt_u64(count, num), sp = *o != 0;
     if (cap - *o > sp + n + 1 + k) { /* with the terminator */
         char *q = buf + *o;
-        q[0] = ' ';
+        if (sp)
+            q[0] = ' ';
         etl_copy_small(q + sp, name, n);
         q[sp + n] = ':';
         etl_copy_small(q + sp + n + 1, num, k);
