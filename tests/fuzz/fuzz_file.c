@@ -9,8 +9,8 @@
  * (-f perfetto, -f svg, -f svg --usage), with the time modes and the
  * printers' options (--no-header, --crlf, -H) spread over the entries;
  * more entries use --strict with a given --max-wait-reason, filters of
- * every kind (--cpu, --tid, --process, --range, --hook) and
- * --events=NAMES with --pid. Most entries hand the file over in memory;
+ * every kind (--cpu, --tid, --process, --range, --hook), --events=NAMES
+ * with --pid, and --no-fields. Most entries hand the file over in memory;
  * some as an open descriptor, a path or a pipe (which the reader copies
  * to a temporary file), and some write to an output that refuses every
  * write or fills up after 4 KiB (the run must then end without a crash or
@@ -53,6 +53,7 @@ enum {
     BYPIPE = 1u << 11,   /* the input is a pipe (copied to a temporary file) */
     WFAIL = 1u << 12,    /* every write of the output fails */
     WFULL = 1u << 13,    /* the output fills up after 4 KiB */
+    NOFIELDS = 1u << 14, /* --no-fields */
 };
 
 struct runopt {
@@ -98,6 +99,7 @@ static const struct runopt runs[] = {
     { SW, "text", REL, WFAIL, 0 },          { EV, "json", ABS, WFULL, 0 },
     { EV, "xml", RAW, WFULL, 0 },           { ST, "csv", REL, WFULL, 0 },
     { IN, "text", ABS, WFULL, 0 },          { SU, "xml", REL, WFULL, 0 },
+    { EV, "csv", REL, NOFIELDS | THREADS, 0 }, { EV, "xml", RAW, NOFIELDS | THREADS | CHECK, 0 },
     { SU, "text", REL, ROUTINES | WFULL, 0 }, { US, "json", ABS, WFULL, 0 },
     { SW, "perfetto", REL, WFULL, 0 },      { SW, "svg", REL, WFULL, 0 },
     { EV, "text", REL, WFULL, 0 },          { SW, "xml", RAW, WFAIL, 0 },
@@ -258,6 +260,7 @@ static enum etl_result run(const uint8_t *data, size_t size, const struct runopt
     memset(&vo, 0, sizeof vo);
     vo.view = o->view;
     vo.strict = (o->flags & STRICT) != 0;
+    vo.no_fields = (o->flags & NOFIELDS) != 0;
     vo.max_wait_reason = vo.strict ? 0x2A : 0;
     vo.filter = (o->flags & FILTER) ? flt : (o->flags & NAMES) ? flt_names : NULL;
     vo.summary_part = (o->flags & ROUTINES) ? ETL_SUMMARY_ROUTINES : ETL_SUMMARY_ALL;

@@ -2,5 +2,5 @@
  * gives a seed for each of. */
 #ifndef ETLDUMP_FUZZ_FILE_H
 #define ETLDUMP_FUZZ_FILE_H
-#define FUZZ_FILE_RUNS 52
+#define FUZZ_FILE_RUNS 54
 #endif
