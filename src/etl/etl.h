@@ -53,7 +53,9 @@ static inline bool etl_kind_is_kernel(unsigned kind)
     return kind <= ETL_KIND_PERFINFO64;
 }
 
-/* Which optional fields an etl_event carries. */
+/* Which optional fields an etl_event carries: eight at most, as the
+ * every-event view hands them to other threads in a byte (events.c,
+ * ev_row). */
 enum {
     ETL_EV_TS = 1u << 0,       /* ts */
     ETL_EV_HOOK = 1u << 1,     /* hook_id */
