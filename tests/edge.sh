@@ -51,7 +51,10 @@
 #              --no-fields the same on one thread and on three;
 #   learnt     an EventMetadata event in the last buffer that names events
 #              of the first: named so, with the fields and without, on one
-#              thread and on three.
+#              thread and on three;
+#   lists      a thread that waits for each of the 256 wait reasons and a
+#              processor that leaves each of the 256 C-states: --summary's
+#              wait_reasons and idle_by_cstate hold every entry, whole.
 # Usage: tests/edge.sh ETLDUMP
 set -u
 etldump=$1
@@ -559,6 +562,35 @@ if gen learnt learnt; then
             }
         done
     done
+fi
+
+# ---- lists in --summary cells -----------------------------------------------------------
+# A thread waits for each of the 256 wait reasons (reason r 10 + r % 50
+# times) and its processor leaves each of the 256 C-states: every entry of
+# wait_reasons and idle_by_cstate, whole, with its count or time (cells cut
+# at 2048 and 1024 bytes once dropped the rest, and could end in a cut
+# number).
+if gen lists lists; then
+    views lists
+    run lists "lists" --summary -f csv && {
+        row=$(cols "$tmp/out" scope tid waits wait_reasons | awk -F, '$1 == "thread" && $2 == 1000')
+        list=$(printf '%s\n' "$row" | cut -d, -f4 | tr ' ' '\n')
+        want=$(tagged lists counts | tr ' ' '\n' | sort -n | tr '\n' ' ')
+        got=$(printf '%s\n' "$list" | sed 's/.*://' | sort -n | tr '\n' ' ')
+        sum=$(printf '%s\n' "$list" | awk -F: '{ s += $2 } END { print s }')
+        waits=$(printf '%s\n' "$row" | cut -d, -f3)
+        malformed=$(printf '%s\n' "$list" | grep -cv '^[A-Za-z0-9]*:[0-9][0-9]*$')
+        [ "$got" = "$want" ] && [ "$sum" = "$waits" ] && [ "$malformed" -eq 0 ] && ok ||
+            bad "lists: wait_reasons: $(printf '%s\n' "$list" | wc -l) entries summing to $sum of $waits waits, $malformed malformed"
+        # The times in ticks of 100 ns (10 MHz), as mkedge counts them.
+        tagged lists cstates | awk '{ for (i = 1; i <= NF; i++) printf "C%d:%d\n", i - 1, $i }' \
+            > "$tmp/want.cst"
+        cols "$tmp/out" scope idle_by_cstate | sed -n 's/^cpu,//p' | tr ' ' '\n' |
+            awk -F: '{ split($2, s, "."); printf "%s:%d\n", $1, (s[1] * 1000000000 + s[2]) / 100 }' \
+            > "$tmp/got.cst"
+        cmp -s "$tmp/want.cst" "$tmp/got.cst" && ok ||
+            bad "lists: idle_by_cstate: $(wc -l < "$tmp/got.cst") entries: $(diff "$tmp/want.cst" "$tmp/got.cst" | sed -n 2,3p | tr '\n' ' ')"
+    }
 fi
 
 if [ -f "$tmp/peaks" ]; then

@@ -801,42 +801,48 @@ static int cmp_reason(const void *a, const void *b, void *ctx)
     return (int)x->reason - (int)y->reason;
 }
 
-/* Appends text to buf[*o..cap), truncating; keeps a terminator. */
-static void put(char *buf, size_t cap, size_t *o, const char *s, size_t n)
+/* The lists of a row's cells, "name:value" entries separated by spaces.
+ * An entry is written whole or not at all: a list that does not fit its
+ * buffer ends with the last entry that does, never with a cut name or
+ * number. The buffers of the wait reasons and of the C-states hold every
+ * entry there can be (a reason or C-state is a byte: 256 at most, each
+ * once); only the top readiers, whose names come from the file, can be
+ * left out, when their images are hundreds of bytes long. REASON_NAME_MAX:
+ * at least the longest wait reason name of names.c (tests/edge.sh, lists,
+ * shows every reason). */
+#define REASON_NAME_MAX 32
+/* Every reason once: " name:count", the count a uint32. */
+#define REASONS_CAP (256 * (1 + REASON_NAME_MAX + 1 + 10) + 1)
+/* Every C-state once: " C255:seconds", the seconds of an int64 of ns. */
+#define CSTATES_CAP (256 * (1 + 4 + 1 + ETL_FMT_NUM_MAX + 1) + 1)
+#define READIERS_CAP 1024
+
+/* Appends "name:value" (a space before all but the first), name of n and
+ * value of k bytes, when it fits with the terminator; false when it does
+ * not (nothing is written). */
+static bool put_entry(char *buf, size_t cap, size_t *o, const char *name, size_t n,
+                      const char *val, size_t k)
 {
-    if (*o + 1 >= cap)
-        return;
-    if (n > cap - 1 - *o)
-        n = cap - 1 - *o;
-    memcpy(buf + *o, s, n);
-    *o += n;
-    buf[*o] = '\0';
+    size_t sp = *o != 0;
+    if (cap - *o <= sp + n + 1 + k) /* with the terminator */
+        return false;
+    char *q = buf + *o;
+    if (sp)
+        q[0] = ' ';
+    etl_copy_small(q + sp, name, n);
+    q[sp + n] = ':';
+    etl_copy_small(q + sp + n + 1, val, k);
+    q[sp + n + 1 + k] = '\0';
+    *o += sp + n + 1 + k;
+    return true;
 }
 
-/* Appends "name:count" (a space before all but the first), name of n
- * bytes: at once where it fits, as the rest of a row's cells are written;
- * else as much as fits. */
-static void put_count(char *buf, size_t cap, size_t *o, const char *name, size_t n,
+/* put_entry of "name:count". */
+static bool put_count(char *buf, size_t cap, size_t *o, const char *name, size_t n,
                       uint64_t count)
 {
     char num[ETL_FMT_NUM_MAX];
-    size_t k = etl_fmt_u64(count, num), sp = *o != 0;
-    if (cap - *o > sp + n + 1 + k) { /* with the terminator */
-        char *q = buf + *o;
-        if (sp)
-            q[0] = ' ';
-        etl_copy_small(q + sp, name, n);
-        q[sp + n] = ':';
-        etl_copy_small(q + sp + n + 1, num, k);
-        q[sp + n + 1 + k] = '\0';
-        *o += sp + n + 1 + k;
-        return;
-    }
-    if (*o)
-        put(buf, cap, o, " ", 1);
-    put(buf, cap, o, name, n);
-    put(buf, cap, o, ":", 1);
-    put(buf, cap, o, num, k);
+    return put_entry(buf, cap, o, name, n, num, etl_fmt_u64(count, num));
 }
 
 /* Sorts reason counts as cmp_reason orders them: they are few (a reason
@@ -858,13 +864,13 @@ static void reasons_text(struct waits *w, char *buf, size_t cap)
     size_t o = 0;
     buf[0] = '\0';
     sort_reasons(w->wr, w->nwr);
-    for (size_t i = 0; i < w->nwr; i++) {
+    bool fits = true;
+    for (size_t i = 0; i < w->nwr && fits; i++) {
         char num[ETL_FMT_NUM_MAX];
         const struct etl_sized_name *name = etl_wait_reason_sized(w->wr[i].reason);
-        if (name)
-            put_count(buf, cap, &o, name->s, name->n, w->wr[i].count);
-        else
-            put_count(buf, cap, &o, num, etl_fmt_u64(w->wr[i].reason, num), w->wr[i].count);
+        fits = name ? put_count(buf, cap, &o, name->s, name->n, w->wr[i].count)
+                    : put_count(buf, cap, &o, num, etl_fmt_u64(w->wr[i].reason, num),
+                                w->wr[i].count);
     }
 }
 
@@ -886,7 +892,8 @@ static void readiers_text(struct thr *t, char *buf, size_t cap)
     if (t->nrd > 1)
         etl_sort(t->rd, t->nrd, sizeof *t->rd, cmp_readier, NULL);
     for (size_t i = 0; i < t->nrd && i < 3; i++)
-        put_count(buf, cap, &o, t->rd[i].image, strlen(t->rd[i].image), t->rd[i].count);
+        if (!put_count(buf, cap, &o, t->rd[i].image, strlen(t->rd[i].image), t->rd[i].count))
+            break;
 }
 
 /* Fills the ready percentiles (nearest rank) from v[0..n), sorted here. */
@@ -1459,12 +1466,9 @@ static void cstates_text(const struct cpu *c, int decimals, char *buf, size_t ca
             continue;
         char num[ETL_FMT_NUM_MAX + 2], secs[ETL_FMT_NUM_MAX + 12];
         num[0] = 'C';
-        num[1 + etl_fmt_u64(s, num + 1)] = '\0';
-        if (o)
-            put(buf, cap, &o, " ", 1);
-        put(buf, cap, &o, num, strlen(num));
-        put(buf, cap, &o, ":", 1);
-        put(buf, cap, &o, secs, etl_fmt_seconds(c->cst[s], decimals, secs));
+        size_t n = 1 + etl_fmt_u64(s, num + 1);
+        if (!put_entry(buf, cap, &o, num, n, secs, etl_fmt_seconds(c->cst[s], decimals, secs)))
+            break;
     }
 }
 
@@ -1489,7 +1493,7 @@ static int print_process(struct etl_printer *p, struct summary *m, struct prow *
     return etl_print_row(p, v);
 }
 
-/* Prints thread row t (rbuf 2048 bytes, tbuf 1024); 0 or -1 after a write
+/* Prints thread row t (rbuf REASONS_CAP bytes, tbuf READIERS_CAP); 0 or -1 after a write
  * error. */
 static int print_thread(struct etl_printer *p, struct summary *m, struct thr *t,
                         const struct presence *pr, char *rbuf, char *tbuf)
@@ -1505,10 +1509,10 @@ static int print_thread(struct etl_printer *p, struct summary *m, struct thr *t,
     ETL_CELL_STR(v, M_PROCESS, img, img != NULL);
     const char *tname = etl_procmap_str(m->map, t->name);
     ETL_CELL_STR(v, M_THREAD_NAME, tname, tname != NULL);
-    figure_cells(v, &t->fig, pr->ready, rbuf, 2048);
+    figure_cells(v, &t->fig, pr->ready, rbuf, REASONS_CAP);
     if (t->nready)
         pct_cells(v, t->rv, t->nrv, t->rmax);
-    readiers_text(t, tbuf, 1024);
+    readiers_text(t, tbuf, READIERS_CAP);
     ETL_CELL_STR(v, M_TOP_READIERS, tbuf, tbuf[0] != '\0');
     return etl_print_row(p, v);
 }
@@ -1518,7 +1522,7 @@ static int print_thread(struct etl_printer *p, struct summary *m, struct thr *t,
 static int print_processes(struct etl_printer *p, struct summary *m, const struct presence *pr_,
                            struct order *ord)
 {
-    char rbuf[2048];
+    char rbuf[REASONS_CAP];
     int rc = 0;
     if (m->n > 1)
         etl_sort(ord, m->n, sizeof *ord, cmp_pk, NULL);
@@ -1582,7 +1586,7 @@ static int print_processes(struct etl_printer *p, struct summary *m, const struc
  * write error, 1 when out of memory. */
 static int print_held(struct etl_printer *p, struct summary *m, const struct presence *pr)
 {
-    char rbuf[2048], tbuf[1024];
+    char rbuf[REASONS_CAP], tbuf[READIERS_CAP];
     struct order *ord = malloc((m->n ? m->n : 1) * sizeof *ord);
     if (!ord)
         return 1;
@@ -1704,7 +1708,7 @@ static int gather(struct summary *m, struct pset *ps, struct etl_sorter *so)
 static int print_sorted(struct etl_printer *p, struct summary *m, struct etl_sorter *so,
                         const struct presence *pr)
 {
-    char rbuf[2048], tbuf[1024];
+    char rbuf[REASONS_CAP], tbuf[READIERS_CAP];
     bool nomem = false;
     const void *rec;
     size_t len;
@@ -1729,7 +1733,7 @@ static int print_spilt(struct etl_printer *p, struct summary *m, const struct pr
     memset(&ps, 0, sizeof ps);
     struct etl_sorter *so = etl_sorter_new(cmp_rec_out, SORT_MEM, spill_max(m));
     int rc = so ? gather(m, &ps, so) : PRINT_NOMEM;
-    char rbuf[2048];
+    char rbuf[REASONS_CAP];
     if (rc == 0)
         etl_sort(ps.p, ps.n, sizeof *ps.p, cmp_prow, NULL);
     for (size_t i = 0; i < ps.n && rc == 0; i++)
@@ -1745,7 +1749,7 @@ static int print_spilt(struct etl_printer *p, struct summary *m, const struct pr
 static int print_rows(struct etl_printer *p, struct summary *m, const struct presence *pr)
 {
     const struct etl_filter *f = m->flt;
-    char tbuf[1024];
+    char tbuf[CSTATES_CAP];
     int rc = m->nruns > 0 ? print_spilt(p, m, pr) : print_held(p, m, pr);
     if (rc == PRINT_LOST)
         etl_file_temp_lost(m->f);

@@ -479,7 +479,10 @@ static void expect_sw(struct w *w, int64_t ts, uint32_t old_tid, uint32_t new_ti
 }
 
 /* A CSwitch event, version 4 (format.md §7), and its expected row. */
-static uint32_t ev_cswitch(struct w *w, int64_t ts, uint32_t old_tid, uint32_t new_tid)
+/* A CSwitch event (version 4) whose old thread waits for reason `reason`
+ * (when it is not idle) and whose processor left C-state `cstate`. */
+static uint32_t ev_cswitch_rc(struct w *w, int64_t ts, uint32_t old_tid, uint32_t new_tid,
+                              unsigned reason, unsigned cstate)
 {
     uint8_t d[0x18];
     memset(d, 0, sizeof d);
@@ -487,13 +490,20 @@ static uint32_t ev_cswitch(struct w *w, int64_t ts, uint32_t old_tid, uint32_t n
     st32(d + 0x04, old_tid);
     d[0x08] = 9;                            /* NewThreadPriority */
     d[0x09] = 8;                            /* OldThreadPriority */
-    d[0x0C] = 6;                            /* WaitReason: UserRequest */
+    d[0x0A] = (uint8_t)cstate;              /* PreviousCState */
+    d[0x0C] = (uint8_t)reason;              /* WaitReason */
     d[0x0D] = 1;                            /* UserMode */
     d[0x0E] = old_tid ? 5 : 2;              /* Waiting, or Running for idle */
     d[0x0F] = (uint8_t)w->cpu;
     st32(d + 0x10, 1);
     expect_sw(w, ts, old_tid, new_tid);
     return ev_perfinfo(w, HOOK_CSWITCH, 4, ts, d, sizeof d);
+}
+
+/* A CSwitch event: the old thread waits for UserRequest, C-state 0. */
+static uint32_t ev_cswitch(struct w *w, int64_t ts, uint32_t old_tid, uint32_t new_tid)
+{
+    return ev_cswitch_rc(w, ts, old_tid, new_tid, 6, 0);
 }
 
 /* The header buffer (format.md §1.1, §4): the logfile header and the header
@@ -1348,6 +1358,49 @@ static void case_learnt(struct w *w, const char *arg)
     }
 }
 
+/* Lists in --summary cells longer than any before: one thread that waits
+ * for each of the 256 wait reasons, reason r 10 + r % 50 times, and its
+ * processor leaving each of the 256 C-states when it ends an idle spell.
+ * Expectations: "counts N..." the counts of the reasons, and "cstates
+ * N..." the idle ticks that end in each C-state, both in reason (C-state)
+ * order. */
+static void case_lists(struct w *w, const char *arg)
+{
+    (void)arg;
+    enum { TID = 1000, RUN = 20, IDLE = 10 };
+    w->cpus = 1;
+    w->buffer_size = 65536;
+    w_start(w, 65536);
+    buf_next(w, 0);
+    uint64_t cst[256] = { 0 };
+    int64_t t = w->t0 + 1000;
+    unsigned k = 0;
+    for (unsigned r = 0; r < 256; r++) {
+        for (unsigned j = 0; j < 10 + r % 50; j++, k++) {
+            if (!buf_room(w, 2 * 0x28)) {
+                buf_end(w);
+                buf_next(w, 0);
+            }
+            unsigned c = k % 256;
+            ev_cswitch_rc(w, t, 0, TID, 0, c); /* ends an idle spell */
+            if (k > 0)
+                cst[c] += IDLE;
+            ev_cswitch_rc(w, t + RUN, TID, 0, r, 0);
+            t += RUN + IDLE;
+        }
+    }
+    ev_cswitch_rc(w, t, 0, TID, 0, k % 256);
+    cst[k % 256] += IDLE;
+    buf_end(w);
+    fprintf(w->exp, "counts");
+    for (unsigned r = 0; r < 256; r++)
+        fprintf(w->exp, " %u", 10 + r % 50);
+    fprintf(w->exp, "\ncstates");
+    for (unsigned c = 0; c < 256; c++)
+        fprintf(w->exp, " %" PRIu64, cst[c]);
+    fprintf(w->exp, "\n");
+}
+
 static const struct {
     const char *name;
     void (*fn)(struct w *w, const char *arg);
@@ -1367,6 +1420,7 @@ static const struct {
     { "utf16", case_utf16 },
     { "manifest", case_manifest },
     { "learnt", case_learnt },
+    { "lists", case_lists },
 };
 
 int main(int argc, char **argv)
