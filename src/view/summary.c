@@ -820,8 +820,8 @@ static int cmp_reason(const void *a, const void *b, void *ctx)
 /* Appends "name:value" (a space before all but the first), name of n and
  * value of k bytes, when it fits with the terminator; false when it does
  * not (nothing is written). */
-static bool put_entry(char *buf, size_t cap, size_t *o, const char *name, size_t n,
-                      const char *val, size_t k)
+ETL_INLINE bool put_entry(char *buf, size_t cap, size_t *o, const char *name, size_t n,
+                           const char *val, size_t k)
 {
     size_t sp = *o != 0;
     if (cap - *o <= sp + n + 1 + k) /* with the terminator */
