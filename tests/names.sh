@@ -130,6 +130,15 @@ if [ -f "$real/pv-diaghub-kernel.etl" ]; then
         ok || bad "diaghub: switch view exit $rc: $(cat "$tmp/dh.err")"
     "$etldump" -q "$real/pv-diaghub-kernel.etl" > /dev/null 2> "$tmp/dh.err"
     [ $? -eq 0 ] && [ ! -s "$tmp/dh.err" ] && ok || bad "diaghub: --quiet still says: $(cat "$tmp/dh.err")"
+    # The same note from every view of the switches, which would otherwise
+    # show an empty table, a timeline of zeros or an empty picture.
+    for v in --summary --summary=routines --usage "-f svg -o $tmp/dh.svg" "-f perfetto -o $tmp/dh.pftrace"; do
+        "$etldump" $v "$real/pv-diaghub-kernel.etl" > /dev/null 2> "$tmp/dh.err"
+        rc=$?
+        [ "$rc" -eq 0 ] && [ "$(wc -l < "$tmp/dh.err")" = 1 ] &&
+            grep -q '^etldump: [^:]*pv-diaghub-kernel.etl: note: no context switches in this trace; it records 16335 events (.*try --stats or --events=all$' "$tmp/dh.err" &&
+            ok || bad "diaghub: $v: exit $rc: $(cat "$tmp/dh.err")"
+    done
 
     info dnperf "$real/dnperf-dynamicevents.etl"
     jqtrue "dnperf: masks" '.[0] | .group_mask_names == "PERF_PROCESS|PERF_THREAD"

@@ -491,6 +491,8 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
         pf_flush_events(&x);
     if (!ok)
         etl_file_nomem(f);
+    else if (!p->out->err && !(o->strict && etl_file_problems(f)))
+        etl_switch_pass_expect(&sp, f);
     pf_free(&x);
     etl_switch_pass_close(&sp);
     return etl_print_status(p);

@@ -676,6 +676,8 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
         draw(&g, f, rank, nrank);
     if (!rank || g.oom)
         etl_file_nomem(f);
+    else if (!(o->strict && etl_file_problems(f)))
+        etl_switch_pass_expect(&sp, f);
     free(rank);
     for (uint32_t c = 0; g.lane && c < ETL_MAX_CPUS; c++)
         if (g.lane[c]) {

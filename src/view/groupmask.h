@@ -82,9 +82,11 @@ int etl_view_groupmask_changes(struct etl_printer *p, struct etl_file *f,
 /* --groupmask: one row per mask (index, mask, names). */
 int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g);
 
-/* Called at the end of the switch view with the number of switches decoded:
- * when none were, and the group masks of the trace say context switches were
- * recorded, a warning says so (it does not count as a problem). */
+/* Called at the end of a view of the switches (the switch view, the
+ * summary, usage, the Perfetto and SVG exports) that read them all, with
+ * the number decoded: when none were, and the group masks of the trace say
+ * context switches were recorded, a warning says so (it does not count as
+ * a problem); when they do not, a note says what the trace records. */
 void etl_view_switch_expectation(struct etl_file *f, uint64_t decoded);
 
 extern const struct etl_table etl_table_groupmask_changes, etl_table_groupmask;

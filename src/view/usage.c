@@ -13,6 +13,7 @@
 #include "grow.h"
 #include "keyidx.h"
 #include "sort.h"
+#include "view/groupmask.h"
 #include "view/view.h"
 
 /* ---- a pass over the switches ----------------------------------------------------- */
@@ -29,6 +30,12 @@ bool etl_switch_pass_open(struct etl_file *f, unsigned max_wait_reason,
     etl_file_nomem(f);
     etl_switch_pass_close(s);
     return false;
+}
+
+void etl_switch_pass_expect(const struct etl_switch_pass *s, struct etl_file *f)
+{
+    const struct etl_switch_stats *st = etl_switch_reader_stats(s->reader);
+    etl_view_switch_expectation(f, st->cswitch + st->compact);
 }
 
 void etl_switch_pass_close(struct etl_switch_pass *s)
@@ -677,6 +684,8 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
         etl_file_nomem(f);
     else if (v.rc == 0)
         v.rc = etl_print_end_table(p);
+    if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f)))
+        etl_switch_pass_expect(&sp, f);
     etl_usage_free(v.u);
     etl_runs_free(v.runs);
     etl_switch_pass_close(&sp);
