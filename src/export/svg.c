@@ -663,6 +663,7 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
     struct etl_switch_pass sp;
     memset(&sp, 0, sizeof sp);
     bool ok = g.lane && etl_switch_pass_open(f, o->max_wait_reason, &sp);
+    etl_filter_note_processes(o->filter, sp.map, f);
     g.runs = ok ? etl_runs_new(sp.map, etl_file_clock(f), o->filter, svg_run, &g) : NULL;
     if (g.runs)
         etl_runs_on_intr(g.runs, svg_intr);

@@ -666,6 +666,7 @@ int etl_view_events(struct etl_printer *p, struct etl_file *f,
         x.map = etl_procmap_build(f, false);
         if (!x.map)
             return 0;
+        etl_filter_note_processes(x.flt, x.map, f);
     }
     x.pl = etl_payload_new();
     if (!x.pl) {

@@ -314,25 +314,45 @@ bool etl_name_list_has(const struct etl_name_list *l, const char *name)
     return false;
 }
 
+/* Whether --process name `name` matches image (etl_filter_process). */
+static bool process_matches(const char *name, const char *image)
+{
+    const char *img = base_name(image), *want = base_name(name);
+    size_t n = strlen(want);
+    if (same_name(want, n, img))
+        return true;
+    /* A name without an extension also matches NAME.exe. */
+    size_t li = strlen(img);
+    return !strchr(want, '.') && li == n + 4 && same_name(".exe", 4, img + n) &&
+           same_prefix(want, img, n);
+}
+
 bool etl_filter_process(const struct etl_filter *f, const char *image)
 {
     if (!f || f->nprocess == 0)
         return true;
     if (!image)
         return false;
-    const char *img = base_name(image);
-    for (size_t i = 0; i < f->nprocess; i++) {
-        const char *want = base_name(f->process[i]);
-        size_t n = strlen(want);
-        if (same_name(want, n, img))
+    for (size_t i = 0; i < f->nprocess; i++)
+        if (process_matches(f->process[i], image))
             return true;
-        /* A name without an extension also matches NAME.exe. */
-        size_t li = strlen(img);
-        if (!strchr(want, '.') && li == n + 4 && same_name(".exe", 4, img + n) &&
-            same_prefix(want, img, n))
-            return true;
-    }
     return false;
+}
+
+void etl_filter_note_processes(const struct etl_filter *f, const struct etl_procmap *m,
+                               const struct etl_file *file)
+{
+    for (size_t i = 0; f && m && i < f->nprocess; i++) {
+        bool found = process_matches(f->process[i], "Idle");
+        for (size_t k = 0; !found && k < etl_procmap_nprocesses(m); k++) {
+            const char *img = etl_procmap_str(m, etl_procmap_process(m, (uint32_t)k)->image);
+            found = img && process_matches(f->process[i], img);
+        }
+        if (!found)
+            etl_note(file, "--process=%s: no process in this trace has that name; "
+                           "--summary or --events=Process lists those it has",
+                     f->process[i]);
+    }
 }
 
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts)

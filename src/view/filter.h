@@ -57,6 +57,12 @@ bool etl_id_list_has(const struct etl_id_list *l, uint32_t v);
  * match "svchost.exe". */
 bool etl_filter_process(const struct etl_filter *f, const char *image);
 
+/* Notes each --process name that no process of map m has (nor the Idle
+ * process), on file: a misspelt name would otherwise show no rows, as the
+ * name of a process that did not run does. */
+void etl_filter_note_processes(const struct etl_filter *f, const struct etl_procmap *m,
+                               const struct etl_file *file);
+
 /* Returns true if the raw time ts lies in --range (inclusive). */
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts);
 

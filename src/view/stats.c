@@ -418,6 +418,7 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         census_free(&c);
         return 0;
     }
+    etl_filter_note_processes(c.flt, c.map, f);
     if (c.flt)
         etl_walk_file(f, census_event, &c);
     else

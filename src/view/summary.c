@@ -1862,6 +1862,7 @@ int etl_view_summary(struct etl_printer *p, struct etl_file *f,
     m.kept_max = READY_KEPT;
     m.cpu = calloc(ETL_MAX_CPUS, sizeof *m.cpu);
     struct etl_procmap *map = m.cpu ? etl_procmap_build(f, true) : NULL;
+    etl_filter_note_processes(o->filter, map, f);
     struct etl_streams *s = map ? etl_streams_new(f) : NULL;
     struct etl_switch_reader *r = s ? etl_sched_reader_new(f, s, o->max_wait_reason) : NULL;
     struct etl_sched *an = r ? etl_sched_new(map) : NULL;

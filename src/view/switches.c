@@ -341,6 +341,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     /* The thread -> process map comes from a pre-pass over the Process and
      * Thread events (procmap.h says why). */
     struct etl_procmap *map = etl_procmap_build(f, true);
+    etl_filter_note_processes(o->filter, map, f);
     struct etl_streams *s = map ? etl_streams_new(f) : NULL;
     struct etl_switch_reader *r = s ? etl_sched_reader_new(f, s, o->max_wait_reason) : NULL;
     struct etl_sched *an = r ? etl_sched_new(map) : NULL;

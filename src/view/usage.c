@@ -671,6 +671,7 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
     etl_usage_bounds(f, o->filter, o->usage_interval_ns, 100, &start, &end, &interval);
     struct etl_switch_pass sp;
     bool ok = etl_switch_pass_open(f, o->max_wait_reason, &sp);
+    etl_filter_note_processes(o->filter, sp.map, f);
     v.runs = ok ? etl_runs_new(sp.map, etl_file_clock(f), o->filter, view_run, &v) : NULL;
     if (v.runs)
         etl_runs_on_intr(v.runs, view_intr);
