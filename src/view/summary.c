@@ -1494,8 +1494,8 @@ static int print_process(struct etl_printer *p, struct summary *m, struct prow *
     return etl_print_row(p, v);
 }
 
-/* Prints thread row t (rbuf REASONS_CAP bytes, tbuf READIERS_CAP); 0 or -1 after a write
- * error. */
+/* Prints thread row t (rbuf REASONS_CAP bytes, tbuf READIERS_CAP); 0 or -1
+ * after a write error. */
 static int print_thread(struct etl_printer *p, struct summary *m, struct thr *t,
                         const struct presence *pr, char *rbuf, char *tbuf)
 {
