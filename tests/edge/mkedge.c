@@ -478,9 +478,9 @@ static void expect_sw(struct w *w, int64_t ts, uint32_t old_tid, uint32_t new_ti
     w->x[w->nx++] = (struct xsw){ w->seq, w->idx++, ts, old_tid, new_tid, w->cpu, w->ordered };
 }
 
-/* A CSwitch event, version 4 (format.md §7), and its expected row. */
-/* A CSwitch event (version 4) whose old thread waits for reason `reason`
- * (when it is not idle) and whose processor left C-state `cstate`. */
+/* A CSwitch event, version 4 (format.md §7), and its expected row: its old
+ * thread waits for reason `reason` (when it is not idle), its processor
+ * left C-state `cstate`. */
 static uint32_t ev_cswitch_rc(struct w *w, int64_t ts, uint32_t old_tid, uint32_t new_tid,
                               unsigned reason, unsigned cstate)
 {
