@@ -413,6 +413,12 @@ if gen procs procs; then
     n=$(grep -c "^etldump: $tmp/procs.etl: warning: $loc: the process map is full" "$tmp/err")
     [ "$n" -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok ||
         bad "procs: want one warning at $loc, got: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+    # A process past the map's limits is not said to be missing from the
+    # trace (the --process note): the warning alone.
+    run procs "process past the limits" -f csv --process=p0589823.exe && {
+        [ "$(grep -c "the process map is full" "$tmp/err")" -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok ||
+            bad "procs: --process past the limits: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+    }
     rm -f "$tmp/procs.etl"
 fi
 

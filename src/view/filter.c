@@ -342,7 +342,11 @@ bool etl_filter_process(const struct etl_filter *f, const char *image)
 void etl_filter_note_processes(const struct etl_filter *f, const struct etl_procmap *m,
                                const struct etl_file *file)
 {
-    for (size_t i = 0; f && m && i < f->nprocess; i++) {
+    /* A map that left records out (its warning says so) may lack the
+     * process a name is of: no note then. */
+    if (!f || !m || etl_procmap_left_out(m, NULL) > 0)
+        return;
+    for (size_t i = 0; i < f->nprocess; i++) {
         bool found = process_matches(f->process[i], "Idle");
         for (size_t k = 0; !found && k < etl_procmap_nprocesses(m); k++) {
             const char *img = etl_procmap_str(m, etl_procmap_process(m, (uint32_t)k)->image);

@@ -59,7 +59,8 @@ bool etl_filter_process(const struct etl_filter *f, const char *image);
 
 /* Notes each --process name that no process of map m has (nor the Idle
  * process), on file: a misspelt name would otherwise show no rows, as the
- * name of a process that did not run does. */
+ * name of a process that did not run does. Nothing when the map left
+ * records out at its limits. */
 void etl_filter_note_processes(const struct etl_filter *f, const struct etl_procmap *m,
                                const struct etl_file *file);
 
