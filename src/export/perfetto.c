@@ -37,6 +37,7 @@
 #include "export/pb.h"
 #include "print/printer.h"
 #include "sort.h"
+#include "view/groupmask.h"
 #include "view/usage.h"
 
 /* Events written per flush of the arena ("bundles of a few thousand"). */
@@ -492,7 +493,7 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
     if (!ok)
         etl_file_nomem(f);
     else if (!p->out->err && !(o->strict && etl_file_problems(f)))
-        etl_switch_pass_expect(&sp, f);
+        etl_view_switch_expectation(f, sp.reader);
     pf_free(&x);
     etl_switch_pass_close(&sp);
     return etl_print_status(p);

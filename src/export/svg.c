@@ -35,6 +35,7 @@
 #include "decode/procmap.h"
 #include "decode/swreader.h"
 #include "print/printer.h"
+#include "view/groupmask.h"
 #include "view/usage.h"
 
 /* Geometry, in pixels. */
@@ -678,7 +679,7 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
     if (!rank || g.oom)
         etl_file_nomem(f);
     else if (!(o->strict && etl_file_problems(f)))
-        etl_switch_pass_expect(&sp, f);
+        etl_view_switch_expectation(f, sp.reader);
     free(rank);
     for (uint32_t c = 0; g.lane && c < ETL_MAX_CPUS; c++)
         if (g.lane[c]) {

@@ -391,27 +391,26 @@ ETL_INLINE int render_event_as(struct etl_printer *p, const void *item, void *vc
     const struct etl_event *ev = &row_ev;
     const char *name;
     const struct etl_value *pt;
-    bool pt_problem, own = false;
+    bool pt_problem, name_later, own = false;
     if (rows) {
         const struct ev_row *r = item;
         row_event(r, &row_ev, &name, &pt);
         pt_problem = (r->bits & EVR_PT_PROBLEM) != 0;
-        /* The row has no payload but the header fields event_row judged
-         * by: etl_payload_name takes the same way as it would have there,
-         * and never reaches for the payload (etl_meta_maybe_manifest was
-         * false). */
-        if (r->bits & EVR_NAME_LATER)
-            name = etl_payload_name_own(x->dec[job->thread], ev, &own);
+        name_later = (r->bits & EVR_NAME_LATER) != 0;
     } else {
         const struct ev_item *it = item;
         ev = &it->ev;
         name = it->name;
         pt = it->pt;
         pt_problem = it->pt_problem;
-        /* The copy has no payload: likewise. */
-        if (it->name_later)
-            name = etl_payload_name_own(x->dec[job->thread], ev, &own);
+        name_later = it->name_later;
     }
+    /* The row or copy has no payload but the header fields event_row
+     * judged by: etl_payload_name takes the same way as it would have
+     * there, and never reaches for the payload (etl_meta_maybe_manifest
+     * was false). */
+    if (name_later)
+        name = etl_payload_name_own(x->dec[job->thread], ev, &own);
     const void *fields = NULL;
     if (!x->o->no_fields) {
         struct etl_payload *dec = x->dec[job->thread];

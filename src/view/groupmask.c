@@ -306,9 +306,10 @@ static void note_no_switches(struct etl_file *f, const struct etl_ext_scan *s)
              c.total ? kinds : "none", flags[0] ? "; kernel flags " : "", flags);
 }
 
-void etl_view_switch_expectation(struct etl_file *f, uint64_t decoded)
+void etl_view_switch_expectation(struct etl_file *f, const struct etl_switch_reader *r)
 {
-    if (decoded)
+    const struct etl_switch_stats *st = etl_switch_reader_stats(r);
+    if (st->cswitch + st->compact > 0)
         return;
     struct etl_ext_scan s;
     if (!etl_ext_scan(f, false, &s))

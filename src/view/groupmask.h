@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "decode/groupmask.h"
+#include "decode/swreader.h"
 #include "etl/etl.h"
 #include "print/printer.h"
 
@@ -83,11 +84,11 @@ int etl_view_groupmask_changes(struct etl_printer *p, struct etl_file *f,
 int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g);
 
 /* Called at the end of a view of the switches (the switch view, the
- * summary, usage, the Perfetto and SVG exports) that read them all, with
- * the number decoded: when none were, and the group masks of the trace say
- * context switches were recorded, a warning says so (it does not count as
- * a problem); when they do not, a note says what the trace records. */
-void etl_view_switch_expectation(struct etl_file *f, uint64_t decoded);
+ * summary, usage, the Perfetto and SVG exports) whose reader r read them
+ * all: when it decoded none, and the group masks of the trace say context
+ * switches were recorded, a warning says so (it does not count as a
+ * problem); when they do not, a note says what the trace records. */
+void etl_view_switch_expectation(struct etl_file *f, const struct etl_switch_reader *r);
 
 extern const struct etl_table etl_table_groupmask_changes, etl_table_groupmask;
 

@@ -376,10 +376,9 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     if (pp)
         rc = etl_pipe_end(pp);
     rc = rc ? rc : etl_print_end_table(p);
-    const struct etl_switch_stats *st = etl_switch_reader_stats(r);
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
-        etl_view_switch_expectation(f, st->cswitch + st->compact);
+        etl_view_switch_expectation(f, r);
     etl_who_cache_fini(&ps.who);
     etl_sched_warn(an, f);
     etl_sched_free(an);

@@ -32,12 +32,6 @@ bool etl_switch_pass_open(struct etl_file *f, unsigned max_wait_reason,
     return false;
 }
 
-void etl_switch_pass_expect(const struct etl_switch_pass *s, struct etl_file *f)
-{
-    const struct etl_switch_stats *st = etl_switch_reader_stats(s->reader);
-    etl_view_switch_expectation(f, st->cswitch + st->compact);
-}
-
 void etl_switch_pass_close(struct etl_switch_pass *s)
 {
     etl_switch_reader_free(s->reader);
@@ -686,7 +680,7 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
     else if (v.rc == 0)
         v.rc = etl_print_end_table(p);
     if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f)))
-        etl_switch_pass_expect(&sp, f);
+        etl_view_switch_expectation(f, sp.reader);
     etl_usage_free(v.u);
     etl_runs_free(v.runs);
     etl_switch_pass_close(&sp);

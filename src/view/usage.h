@@ -43,9 +43,6 @@ bool etl_switch_pass_open(struct etl_file *f, unsigned max_wait_reason,
                           struct etl_switch_pass *s);
 /* Closes a pass (opened or not, after memset to 0). */
 void etl_switch_pass_close(struct etl_switch_pass *s);
-/* After a pass that read every switch: the warning or note of a trace in
- * which none were found (etl_view_switch_expectation). */
-void etl_switch_pass_expect(const struct etl_switch_pass *s, struct etl_file *f);
 
 /* The part of [a, b] inside [s, e] (ns), or 0 or less when they do not
  * overlap. */
