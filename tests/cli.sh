@@ -131,5 +131,46 @@ check "--time=abs is ISO 8601 UTC with 100 ns digits" grep -Eq '^[0-9]{4}-[0-9]{
 "$etldump" -f csv --time=raw "$sample" | sed -n 2p | awk -F, '{ exit !($2 == $3) }'
 check "--time=raw equals timestamp" test $? -eq 0
 
+# Filter entries that can match nothing in the trace get a note, in every
+# view that takes them: a --cpu entry naming no processor with buffers, a
+# --range starting after the last event. The rows are those of the entries
+# that match; at the edge (the last event's own time) there is no note.
+views="--events=all --stats --summary --usage -f~svg -f~perfetto"
+last=$("$etldump" --stats -f csv "$sample" | awk -F, '$2 == "total" { print $7 }')
+last_s=$(echo "$last" | sed 's/0*$//; s/\.$//')
+cpu_note="^etldump: [^:]*demo-compact.etl: note: --cpu=6-9: no buffer of this trace is of processors 6-9; its buffers are of processors 0-3\$"
+range_note="^etldump: [^:]*demo-compact.etl: note: --range starts at 17.5 s, after the trace's last event (at $last_s s)\$"
+check "the last event's time, from --stats" test -n "$last_s"
+for v in "" $views; do
+    v=$(echo "$v" | tr '~' ' ')
+    out=$tmp/v.out
+    case $v in *svg*|*perfetto*) o="-o $out" ;; *) o="" ;; esac
+    # shellcheck disable=SC2086
+    "$etldump" $v $o --cpu=1 "$sample" > "$tmp/one" 2> /dev/null
+    [ -z "$o" ] || cp "$out" "$tmp/one"
+    # shellcheck disable=SC2086
+    expect "--cpu naming no processor ($v)" 0 "$etldump" $v $o --cpu=6-9,1 "$sample"
+    [ -z "$o" ] || cp "$out" "$tmp/out"
+    check "--cpu naming no processor ($v): one note" \
+        sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q '$cpu_note' '$tmp/err'"
+    check "--cpu naming no processor ($v): the rows of the others" cmp -s "$tmp/out" "$tmp/one"
+    # shellcheck disable=SC2086
+    expect "--cpu of processors with buffers ($v)" 0 "$etldump" $v $o --cpu=3-9 "$sample"
+    check "--cpu of processors with buffers ($v): no note" test ! -s "$tmp/err"
+    # shellcheck disable=SC2086
+    expect "--range after the last event ($v)" 0 "$etldump" $v $o --range=17.5:20 "$sample"
+    check "--range after the last event ($v): one note" \
+        sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q \"$range_note\" '$tmp/err'"
+    # shellcheck disable=SC2086
+    expect "--range from the last event ($v)" 0 "$etldump" $v $o --range="$last": "$sample"
+    check "--range from the last event ($v): no note" test ! -s "$tmp/err"
+    # shellcheck disable=SC2086
+    expect "-q: no notes ($v)" 0 "$etldump" -q $v $o --cpu=9 --range=17.5: "$sample"
+    check "-q: no notes ($v): nothing on stderr" test ! -s "$tmp/err"
+done
+expect "--range from the last event: its row" 0 "$etldump" --events=all -f csv --no-header \
+    --range="$last": "$sample"
+check "--range from the last event: its row" test "$(wc -l < "$tmp/out")" -ge 1
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -124,11 +124,14 @@ struct etl_logfile {
 };
 
 /* What the buffer index counts: every buffer read, the compressed ones,
- * and those flagged as having lost events or following lost buffers. */
+ * and those flagged as having lost events or following lost buffers; and
+ * the processors that have buffers. */
 struct etl_buffer_totals {
     uint64_t buffers, bytes;
     uint64_t compressed, compressed_bytes;
     uint64_t events_lost_flagged, buffer_lost_flagged;
+    uint64_t cpus[ETL_MAX_CPUS / 64]; /* bit c % 64 of word c / 64: a buffer
+                                       * of processor c was indexed */
 };
 
 /* Where a file's messages go: problems (damaged data, at a file offset;
@@ -380,6 +383,11 @@ void etl_streams_free(struct etl_streams *s);
 /* The number of CPU streams, and stream i (ascending CPU). */
 size_t etl_streams_count(const struct etl_streams *s);
 struct etl_stream *etl_streams_cpu(struct etl_streams *s, size_t i);
+
+/* The latest of the times of the last events read from each stream of s
+ * (raw clock values): after a view has read them all, the time of the
+ * trace's last event. False when no event has been read. */
+bool etl_streams_last_ts(const struct etl_streams *s, int64_t *ts);
 
 /* Reads the next event of a stream; false at the end. */
 bool etl_stream_next(struct etl_stream *s, struct etl_event *ev);

@@ -326,6 +326,7 @@ static bool add_buffer(struct etl_file *f, const struct etl_buffer *b)
     e->pos = b->offset | ((uint64_t)b->cpu << 48) | ((uint64_t)first << 59);
     f->totals.buffers++;
     f->totals.bytes += b->size;
+    f->totals.cpus[b->cpu / 64] |= 1ull << (b->cpu % 64);
     if (b->flags & ETL_BUF_FLAG_EVENTS_LOST)
         f->totals.events_lost_flagged++;
     if (b->flags & ETL_BUF_FLAG_BUFFER_LOST)

@@ -21,6 +21,7 @@ struct etl_stream {
     struct etl_loaded mem;
     size_t pos;                /* next record in mem */
     bool gap;                  /* a lost or unreadable buffer precedes the last event */
+    bool any;                  /* an event was read: last_ts is its time */
     int64_t last_ts;
 };
 
@@ -201,6 +202,18 @@ struct etl_stream *etl_streams_cpu(struct etl_streams *s, size_t i)
     return &s->cpu[i];
 }
 
+bool etl_streams_last_ts(const struct etl_streams *s, int64_t *ts)
+{
+    bool any = s->header.any;
+    *ts = s->header.last_ts;
+    for (size_t i = 0; i < s->ncpu; i++)
+        if (s->cpu[i].any && (!any || s->cpu[i].last_ts > *ts)) {
+            *ts = s->cpu[i].last_ts;
+            any = true;
+        }
+    return any;
+}
+
 bool etl_stream_gap(const struct etl_stream *s)
 {
     return s->gap;
@@ -221,6 +234,7 @@ void etl_stream_skip(struct etl_stream *s, const struct etl_head *last)
 {
     s->pos = last->offset + (((size_t)last->size + 7u) & ~(size_t)7u);
     s->last_ts = last->ts;
+    s->any = true;
     s->gap = false;
 }
 
@@ -240,6 +254,7 @@ bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
                 if (!(ev->flags & ETL_EV_TS))
                     ev->ts = s->last_ts; /* ordered with its predecessor */
                 s->last_ts = ev->ts;
+                s->any = true;
                 s->gap = gap;
                 return true;
             }

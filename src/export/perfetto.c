@@ -458,6 +458,7 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
     bool ok = x.ev && x.order && x.count && x.bytes && x.first_ts && x.cpus &&
               etl_switch_pass_open(f, o->max_wait_reason, &sp);
     x.map = sp.map;
+    etl_filter_notes(flt, NULL, f);
     struct etl_sched_item it;
     while (ok && !p->out->err && etl_sched_next(sp.reader, &it)) {
         /* Switches, and ReadyThread events (format.md §16) whose readying
@@ -492,8 +493,10 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
         pf_flush_events(&x);
     if (!ok)
         etl_file_nomem(f);
-    else if (!p->out->err && !(o->strict && etl_file_problems(f)))
+    else if (!p->out->err && !(o->strict && etl_file_problems(f))) {
         etl_view_switch_expectation(f, sp.reader);
+        etl_filter_note_range(o->filter, sp.streams, f);
+    }
     pf_free(&x);
     etl_switch_pass_close(&sp);
     return etl_print_status(p);

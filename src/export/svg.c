@@ -664,7 +664,7 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
     struct etl_switch_pass sp;
     memset(&sp, 0, sizeof sp);
     bool ok = g.lane && etl_switch_pass_open(f, o->max_wait_reason, &sp);
-    etl_filter_note_processes(o->filter, sp.map, f);
+    etl_filter_notes(o->filter, sp.map, f);
     g.runs = ok ? etl_runs_new(sp.map, etl_file_clock(f), o->filter, svg_run, &g) : NULL;
     if (g.runs)
         etl_runs_on_intr(g.runs, svg_intr);
@@ -678,8 +678,10 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
         draw(&g, f, rank, nrank);
     if (!rank || g.oom)
         etl_file_nomem(f);
-    else if (!(o->strict && etl_file_problems(f)))
+    else if (!(o->strict && etl_file_problems(f))) {
         etl_view_switch_expectation(f, sp.reader);
+        etl_filter_note_range(o->filter, sp.streams, f);
+    }
     free(rank);
     for (uint32_t c = 0; g.lane && c < ETL_MAX_CPUS; c++)
         if (g.lane[c]) {

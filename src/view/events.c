@@ -665,8 +665,8 @@ int etl_view_events(struct etl_printer *p, struct etl_file *f,
         x.map = etl_procmap_build(f, false);
         if (!x.map)
             return 0;
-        etl_filter_note_processes(x.flt, x.map, f);
     }
+    etl_filter_notes(x.flt, x.map, f);
     x.pl = etl_payload_new();
     if (!x.pl) {
         etl_file_nomem(f);
@@ -677,6 +677,8 @@ int etl_view_events(struct etl_printer *p, struct etl_file *f,
     if (etl_payload_prepass(x.pl, f))
         s = etl_streams_new(f);
     int rc = s ? print_events(&x, s) : 0;
+    if (s && rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
+        etl_filter_note_range(x.flt, s, f);
     decoders_free(&x);
     etl_streams_free(s);
     etl_procmap_free(x.map);

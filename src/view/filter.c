@@ -339,12 +339,13 @@ bool etl_filter_process(const struct etl_filter *f, const char *image)
     return false;
 }
 
-void etl_filter_note_processes(const struct etl_filter *f, const struct etl_procmap *m,
-                               const struct etl_file *file)
+/* Notes each --process name that no process of map m has, nor Idle. */
+static void note_processes(const struct etl_filter *f, const struct etl_procmap *m,
+                           const struct etl_file *file)
 {
     /* A map that left records out (its warning says so) may lack the
      * process a name is of: no note then. */
-    if (!f || !m || etl_procmap_left_out(m, NULL) > 0)
+    if (!m || etl_procmap_left_out(m, NULL) > 0)
         return;
     for (size_t i = 0; i < f->nprocess; i++) {
         bool found = process_matches(f->process[i], "Idle");
@@ -357,6 +358,114 @@ void etl_filter_note_processes(const struct etl_filter *f, const struct etl_proc
                            "--summary or --events=Process lists those it has",
                      f->process[i]);
     }
+}
+
+/* Whether bit c of a processor set is set. */
+static bool cpu_in(const uint64_t *set, uint32_t c)
+{
+    return (set[c / 64] >> (c % 64)) & 1u;
+}
+
+/* Writes the processors of set as a LIST ("0-3,8") into buf[cap]; one
+ * too long for it ends in ",...". */
+static void cpu_list(const uint64_t *set, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t c = 0; c < ETL_MAX_CPUS; c++) {
+        if (!cpu_in(set, c))
+            continue;
+        uint32_t hi = c;
+        while (hi + 1 < ETL_MAX_CPUS && cpu_in(set, hi + 1))
+            hi++;
+        char item[24];
+        int n = hi == c ? snprintf(item, sizeof item, "%s%u", len ? "," : "", (unsigned)c)
+                        : snprintf(item, sizeof item, "%s%u-%u", len ? "," : "", (unsigned)c,
+                                   (unsigned)hi);
+        if (len + (size_t)n + sizeof ",..." > cap) {
+            memcpy(buf + len, ",...", sizeof ",...");
+            return;
+        }
+        memcpy(buf + len, item, (size_t)n + 1);
+        len += (size_t)n;
+        c = hi;
+    }
+}
+
+/* Notes each --cpu entry that names no processor with buffers in file. */
+static void note_cpus(const struct etl_filter *f, struct etl_file *file)
+{
+    const uint64_t *set = etl_file_totals(file)->cpus;
+    bool any = false;
+    for (size_t w = 0; w < ETL_MAX_CPUS / 64; w++)
+        any |= set[w] != 0;
+    if (!any)
+        return;
+    for (size_t i = 0; i < f->cpu.n; i++) {
+        const struct etl_id_range *r = &f->cpu.r[i];
+        bool found = false;
+        for (uint32_t c = r->lo; c <= r->hi && !found; c++)
+            found = cpu_in(set, c);
+        if (found)
+            continue;
+        char have[128];
+        cpu_list(set, have, sizeof have);
+        if (r->lo == r->hi)
+            etl_note(file, "--cpu=%u: no buffer of this trace is of processor %u; "
+                           "its buffers are of processors %s",
+                     (unsigned)r->lo, (unsigned)r->lo, have);
+        else
+            etl_note(file, "--cpu=%u-%u: no buffer of this trace is of processors %u-%u; "
+                           "its buffers are of processors %s",
+                     (unsigned)r->lo, (unsigned)r->hi, (unsigned)r->lo, (unsigned)r->hi, have);
+    }
+}
+
+void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
+                      struct etl_file *file)
+{
+    if (!f)
+        return;
+    if (f->cpu.set)
+        note_cpus(f, file);
+    note_processes(f, m, file);
+}
+
+/* Writes ns as seconds into buf[cap], without trailing zeros ("2.5"). */
+static void seconds(int64_t ns, char *buf, size_t cap)
+{
+    const char *sign = ns < 0 ? "-" : "";
+    uint64_t u = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    int n = snprintf(buf, cap, "%s%llu.%09llu", sign, (unsigned long long)(u / 1000000000u),
+                     (unsigned long long)(u % 1000000000u));
+    while (n > 0 && (size_t)n < cap && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n > 0 && (size_t)n < cap && buf[n - 1] == '.')
+        buf[--n] = '\0';
+}
+
+void etl_filter_note_range_at(const struct etl_filter *f, bool any, int64_t last,
+                              struct etl_file *file)
+{
+    if (!f || !f->has_start || !any)
+        return;
+    int64_t last_ns = etl_clock_ns(etl_file_clock(file), last);
+    if (f->start_ns <= last_ns)
+        return;
+    char start[32], end[32];
+    seconds(f->start_ns, start, sizeof start);
+    seconds(last_ns, end, sizeof end);
+    etl_note(file, "--range starts at %s s, after the trace's last event (at %s s)", start, end);
+}
+
+void etl_filter_note_range(const struct etl_filter *f, const struct etl_streams *s,
+                           struct etl_file *file)
+{
+    int64_t last = 0;
+    if (!f || !s)
+        return;
+    bool any = etl_streams_last_ts(s, &last);
+    etl_filter_note_range_at(f, any, last, file);
 }
 
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts)

@@ -57,12 +57,23 @@ bool etl_id_list_has(const struct etl_id_list *l, uint32_t v);
  * match "svchost.exe". */
 bool etl_filter_process(const struct etl_filter *f, const char *image);
 
-/* Notes each --process name that no process of map m has (nor the Idle
- * process), on file: a misspelt name would otherwise show no rows, as the
- * name of a process that did not run does. Nothing when the map left
- * records out at its limits. */
-void etl_filter_note_processes(const struct etl_filter *f, const struct etl_procmap *m,
-                               const struct etl_file *file);
+/* Notes, on file, the filter entries that can match nothing in it, which
+ * would otherwise show no rows as silently as a filter that matched
+ * nothing by chance: each --cpu entry naming no processor that has buffers
+ * in the file (a bad processor number); each --process name that no
+ * process of map m has, nor the Idle process (a misspelt name; none when m
+ * is NULL or left records out at its limits). f may be NULL. */
+void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
+                      struct etl_file *file);
+
+/* Notes, on file, a --range that starts after the trace's last event,
+ * at raw time last (any: the trace has a timed event): no row can lie in
+ * it. For the views that read the trace from streams s, to the end, the
+ * time comes from them. f may be NULL. */
+void etl_filter_note_range_at(const struct etl_filter *f, bool any, int64_t last,
+                              struct etl_file *file);
+void etl_filter_note_range(const struct etl_filter *f, const struct etl_streams *s,
+                           struct etl_file *file);
 
 /* Returns true if the raw time ts lies in --range (inclusive). */
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts);

@@ -69,6 +69,7 @@ struct census {
     uint32_t *hooks[ETL_KIND_PERFINFO64 + 1]; /* per kernel kind: by HookId, index + 1 */
     struct tally other;      /* events past MAX_KEYS distinct keys */
     struct tally total;      /* the processors' tallies added up at the end */
+    struct tally seen;       /* with a filter: every event, counted or not */
     struct tally *cpu;       /* ETL_MAX_CPUS */
     size_t last;             /* the entry of the previous event + 1: runs are common */
     struct etl_file *f;
@@ -277,8 +278,11 @@ static bool census_event(void *ctx, const struct etl_event *ev)
         c->stop = true;
         return false;
     }
-    if (c->flt && !census_wanted(c, ev))
-        return !c->stop;
+    if (c->flt) {
+        tally_add(&c->seen, ev->size, ev->ts, (ev->flags & ETL_EV_TS) != 0);
+        if (!census_wanted(c, ev))
+            return !c->stop;
+    }
     const uint32_t *hooks = etl_kind_is_kernel(ev->kind) ? c->hooks[ev->kind] : NULL;
     uint32_t e;
     if (hooks && (ev->flags & ETL_EV_HOOK) && hooks[ev->hook_id])
@@ -418,7 +422,7 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         census_free(&c);
         return 0;
     }
-    etl_filter_note_processes(c.flt, c.map, f);
+    etl_filter_notes(c.flt, c.map, f);
     if (c.flt)
         etl_walk_file(f, census_event, &c);
     else
@@ -452,6 +456,8 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
         rc = emit(p, f, "cpu", name, &c.cpu[i], NULL);
     }
     rc = rc ? rc : etl_print_end_table(p);
+    if (rc == 0 && !c.stop) /* every event seen */
+        etl_filter_note_range_at(c.flt, c.seen.timed, c.seen.last, f);
     census_free(&c);
     return rc;
 }

@@ -1862,7 +1862,7 @@ int etl_view_summary(struct etl_printer *p, struct etl_file *f,
     m.kept_max = READY_KEPT;
     m.cpu = calloc(ETL_MAX_CPUS, sizeof *m.cpu);
     struct etl_procmap *map = m.cpu ? etl_procmap_build(f, true) : NULL;
-    etl_filter_note_processes(o->filter, map, f);
+    etl_filter_notes(o->filter, map, f);
     struct etl_streams *s = map ? etl_streams_new(f) : NULL;
     struct etl_switch_reader *r = s ? etl_sched_reader_new(f, s, o->max_wait_reason) : NULL;
     struct etl_sched *an = r ? etl_sched_new(map) : NULL;
@@ -1874,8 +1874,10 @@ int etl_view_summary(struct etl_printer *p, struct etl_file *f,
     }
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
-    if (!(o->strict && etl_file_problems(f))) /* read to the end */
+    if (!(o->strict && etl_file_problems(f))) { /* read to the end */
         etl_view_switch_expectation(f, r);
+        etl_filter_note_range(o->filter, s, f);
+    }
     etl_sched_warn(an, f);
     struct presence pr = { st->ready > 0, st->dpc + st->isr > 0 };
     if (o->summary_part != ETL_SUMMARY_ROUTINES) {

@@ -341,7 +341,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     /* The thread -> process map comes from a pre-pass over the Process and
      * Thread events (procmap.h says why). */
     struct etl_procmap *map = etl_procmap_build(f, true);
-    etl_filter_note_processes(o->filter, map, f);
+    etl_filter_notes(o->filter, map, f);
     struct etl_streams *s = map ? etl_streams_new(f) : NULL;
     struct etl_switch_reader *r = s ? etl_sched_reader_new(f, s, o->max_wait_reason) : NULL;
     struct etl_sched *an = r ? etl_sched_new(map) : NULL;
@@ -377,8 +377,10 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         rc = etl_pipe_end(pp);
     rc = rc ? rc : etl_print_end_table(p);
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
-    if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
+    if (rc == 0 && !(o->strict && etl_file_problems(f))) { /* read to the end */
         etl_view_switch_expectation(f, r);
+        etl_filter_note_range(o->filter, s, f);
+    }
     etl_who_cache_fini(&ps.who);
     etl_sched_warn(an, f);
     etl_sched_free(an);

@@ -665,7 +665,7 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
     etl_usage_bounds(f, o->filter, o->usage_interval_ns, 100, &start, &end, &interval);
     struct etl_switch_pass sp;
     bool ok = etl_switch_pass_open(f, o->max_wait_reason, &sp);
-    etl_filter_note_processes(o->filter, sp.map, f);
+    etl_filter_notes(o->filter, sp.map, f);
     v.runs = ok ? etl_runs_new(sp.map, etl_file_clock(f), o->filter, view_run, &v) : NULL;
     if (v.runs)
         etl_runs_on_intr(v.runs, view_intr);
@@ -679,8 +679,10 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
         etl_file_nomem(f);
     else if (v.rc == 0)
         v.rc = etl_print_end_table(p);
-    if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f)))
+    if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f))) {
         etl_view_switch_expectation(f, sp.reader);
+        etl_filter_note_range(o->filter, sp.streams, f);
+    }
     etl_usage_free(v.u);
     etl_runs_free(v.runs);
     etl_switch_pass_close(&sp);
