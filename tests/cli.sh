@@ -168,6 +168,32 @@ for v in "" $views; do
     expect "-q: no notes ($v)" 0 "$etldump" -q $v $o --cpu=9 --range=17.5: "$sample"
     check "-q: no notes ($v): nothing on stderr" test ! -s "$tmp/err"
 done
+# --events and --hook entries that no event of a file matches get a note on
+# that file, whatever the other filters leave; entries matched in one file
+# do not count for the next.
+procs=$top/samples/demo-processes.etl
+none_note() { # FILE OPTION=ENTRY
+    echo "^etldump: [^:]*$1: note: $2: no event of this trace has that name or a name under it; --stats lists the names it has\$"
+}
+expect "--events names no event has" 0 "$etldump" --events=Process,Proces -f csv "$procs" "$sample"
+check "--events names no event has: a note per file and name" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 3 ] && grep -q '$(none_note demo-processes.etl --events=Proces)' '$tmp/err' &&
+           grep -q '$(none_note demo-compact.etl --events=Process)' '$tmp/err' &&
+           grep -q '$(none_note demo-compact.etl --events=Proces)' '$tmp/err'"
+"$etldump" --events=Process -f csv "$procs" > "$tmp/want" 2> /dev/null
+check "--events names no event has: the rows of the others" sh -c \
+    "'$etldump' --events=Process,Proces -f csv '$procs' 2> /dev/null | cmp -s - '$tmp/want'"
+expect "--events with other filters leaving no row" 0 "$etldump" --events=Process --pid=99999 "$procs"
+check "--events with other filters leaving no row: no note" test ! -s "$tmp/err"
+expect "--hook entries no event has" 0 "$etldump" --stats --hook=0x9990-0x9999,0x0301,Nosuch "$procs"
+check "--hook entries no event has: a note each" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 2 ] && grep -q '$(none_note demo-processes.etl --hook=Nosuch)' '$tmp/err' &&
+           grep -q 'note: --hook=0x9990-0x9999: no event of this trace has a HookId in that range; --stats lists the HookIds it has\$' '$tmp/err'"
+expect "--hook a HookId no event has" 0 "$etldump" --events=all --hook=0x301,39321 "$procs"
+check "--hook a HookId no event has: a note" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] &&
+           grep -q 'note: --hook=0x9999: no event of this trace has that HookId; --stats lists the HookIds it has\$' '$tmp/err'"
+
 expect "--range from the last event: its row" 0 "$etldump" --events=all -f csv --no-header \
     --range="$last": "$sample"
 check "--range from the last event: its row" test "$(wc -l < "$tmp/out")" -ge 1

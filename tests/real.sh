@@ -87,6 +87,36 @@ while [ "$i" -lt "$n" ]; do
         bad "$name: --events=all exit $rc, $rows rows (want $want_rows), $back timestamps go backwards"
     fi
 
+    # Filters of what the trace has get no note: every event name it has
+    # (--events=NAMES: those events, --hook with --stats), every HookId
+    # (--hook), a --range from its last event on; one more nanosecond is
+    # after the last event, and its note gives that event's time.
+    "$etldump" --events=all --no-fields --format=json "$f" 2>/dev/null |
+        jq -r 'select(.event_name != null) | .event_name' > "$tmp/named"
+    names=$(sort -u "$tmp/named" | paste -sd, -)
+    hooks=$(jq -r 'select(.section == "kind") | .name | split(" ")[1] | select(startswith("0x"))' \
+        "$tmp/stats.json" | sort -u | paste -sd, -)
+    last=$(jq -r 'select(.section == "total") | .last' "$tmp/stats.json")
+    if [ -n "$names" ]; then
+        "$etldump" --events="$names" --no-fields -f csv --no-header "$f" > "$tmp/by-name" 2> "$tmp/err"
+        ! grep -q 'note:' "$tmp/err" && [ "$(wc -l < "$tmp/by-name")" -eq "$(wc -l < "$tmp/named")" ] && ok ||
+            bad "$name: --events=NAMES of its events: $(wc -l < "$tmp/by-name") rows, want $(wc -l < "$tmp/named"): $(head -n 2 "$tmp/err")"
+        "$etldump" --stats --hook="$names" "$f" > /dev/null 2> "$tmp/err"
+        grep -q 'note:' "$tmp/err" && bad "$name: --stats --hook=NAMES of its events: $(head -n 2 "$tmp/err")" || ok
+    fi
+    if [ -n "$hooks" ]; then
+        "$etldump" --events=all --no-fields --hook="$hooks" "$f" > /dev/null 2> "$tmp/err"
+        grep -q 'note:' "$tmp/err" && bad "$name: --hook of its HookIds: $(head -n 2 "$tmp/err")" || ok
+    fi
+    "$etldump" --events=all --no-fields --range="$last": "$f" > /dev/null 2> "$tmp/err"
+    grep -q 'note:' "$tmp/err" && bad "$name: --range=$last: (its last event): $(head -n 2 "$tmp/err")" || ok
+    after=$(echo "$last" | awk -F. '{ printf "%s.%09d", $1, $2 + 1 }')
+    last_s=$(echo "$last" | sed 's/0*$//; s/\.$//')
+    "$etldump" --events=all --no-fields -f csv --no-header --range="$after": "$f" > "$tmp/out" 2> "$tmp/err"
+    [ ! -s "$tmp/out" ] &&
+        grep -q "note: --range starts at [0-9.]* s, after the trace's last event (at $last_s s)\$" "$tmp/err" && ok ||
+        bad "$name: --range=$after: (after its last event): $(head -n 2 "$tmp/err")"
+
     # The WinSAT events' compressed XML decompresses to a well-formed
     # document: UncompressedLength bytes of UTF-16, its U+0000 the last two.
     "$etldump" --events=all --format=json "$f" 2>/dev/null |

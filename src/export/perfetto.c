@@ -495,7 +495,7 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
         etl_file_nomem(f);
     else if (!p->out->err && !(o->strict && etl_file_problems(f))) {
         etl_view_switch_expectation(f, sp.reader);
-        etl_filter_note_range(o->filter, sp.streams, f);
+        etl_filter_notes_end(o->filter, sp.streams, f);
     }
     pf_free(&x);
     etl_switch_pass_close(&sp);

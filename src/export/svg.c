@@ -680,7 +680,7 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
         etl_file_nomem(f);
     else if (!(o->strict && etl_file_problems(f))) {
         etl_view_switch_expectation(f, sp.reader);
-        etl_filter_note_range(o->filter, sp.streams, f);
+        etl_filter_notes_end(o->filter, sp.streams, f);
     }
     free(rank);
     for (uint32_t c = 0; g.lane && c < ETL_MAX_CPUS; c++)

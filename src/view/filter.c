@@ -154,6 +154,18 @@ static bool parse_hooks(struct etl_filter *f, const char *arg, bool *nomem)
     }
 }
 
+/* Makes *hit hold a flag per entry of a list of n, all clear; false when
+ * out of memory. */
+static bool hits(uint8_t **hit, size_t n)
+{
+    uint8_t *h = realloc(*hit, n ? n : 1);
+    if (!h)
+        return false;
+    *hit = h;
+    memset(h, 0, n);
+    return true;
+}
+
 int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
                    char *err, size_t errcap)
 {
@@ -174,11 +186,14 @@ int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *
         break;
     case ETL_FILTER_HOOK:
         ok = parse_hooks(f, arg, &nomem);
+        nomem = nomem || !hits(&f->hook.hit, f->hook.n) ||
+                !hits(&f->hook_names.hit, f->hook_names.n);
         what = "a list of HookIds and event names such as 0x0524,0x0501-0x0504,Process/Start";
         break;
     case ETL_FILTER_EVENTS:
         ok = strcmp(arg, "all") == 0 ||
              parse_names(&f->events.name, &f->events.n, arg, &nomem);
+        nomem = nomem || !hits(&f->events.hit, f->events.n);
         what = "'all' or event names and name prefixes such as Process,Image/Load";
         break;
     case ETL_FILTER_PROCESS:
@@ -253,8 +268,11 @@ void etl_filter_clear(struct etl_filter *f)
     free(f->tid.r);
     free(f->pid.r);
     free(f->hook.r);
+    free(f->hook.hit);
     free_names(f->hook_names.name, f->hook_names.n);
+    free(f->hook_names.hit);
     free_names(f->events.name, f->events.n);
+    free(f->events.hit);
     free_names(f->process, f->nprocess);
     memset(f, 0, sizeof *f);
 }
@@ -304,14 +322,27 @@ static bool same_name(const char *a, size_t n, const char *b)
     return *b == '\0';
 }
 
+/* Whether name is entry or a name under it (etl_name_list_has). */
+static bool name_entry_has(const char *entry, const char *name)
+{
+    size_t n = strlen(entry);
+    return same_prefix(entry, name, n) && (name[n] == '\0' || name[n] == '/');
+}
+
 bool etl_name_list_has(const struct etl_name_list *l, const char *name)
 {
-    for (size_t i = 0; name && i < l->n; i++) {
-        size_t n = strlen(l->name[i]);
-        if (same_prefix(l->name[i], name, n) && (name[n] == '\0' || name[n] == '/'))
+    for (size_t i = 0; name && i < l->n; i++)
+        if (name_entry_has(l->name[i], name))
             return true;
-    }
     return false;
+}
+
+/* Marks the entries of l that name matches. */
+static void name_hits(const struct etl_name_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->hit[i] && name_entry_has(l->name[i], name))
+            l->hit[i] = 1;
 }
 
 /* Whether --process name `name` matches image (etl_filter_process). */
@@ -429,6 +460,10 @@ void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
     if (f->cpu.set)
         note_cpus(f, file);
     note_processes(f, m, file);
+    /* The entries matched are counted per file, from here. */
+    memset(f->hook.hit, 0, f->hook.n);
+    memset(f->hook_names.hit, 0, f->hook_names.n);
+    memset(f->events.hit, 0, f->events.n);
 }
 
 /* Writes ns as seconds into buf[cap], without trailing zeros ("2.5"). */
@@ -444,28 +479,54 @@ static void seconds(int64_t ns, char *buf, size_t cap)
         buf[--n] = '\0';
 }
 
-void etl_filter_note_range_at(const struct etl_filter *f, bool any, int64_t last,
-                              struct etl_file *file)
+/* Notes each entry of name list l (of option opt) that no event matched. */
+static void note_names(const struct etl_name_list *l, const char *opt, struct etl_file *file)
 {
-    if (!f || !f->has_start || !any)
-        return;
-    int64_t last_ns = etl_clock_ns(etl_file_clock(file), last);
-    if (f->start_ns <= last_ns)
-        return;
-    char start[32], end[32];
-    seconds(f->start_ns, start, sizeof start);
-    seconds(last_ns, end, sizeof end);
-    etl_note(file, "--range starts at %s s, after the trace's last event (at %s s)", start, end);
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->hit[i])
+            etl_note(file, "%s=%s: no event of this trace has that name or a name under it; "
+                           "--stats lists the names it has",
+                     opt, l->name[i]);
 }
 
-void etl_filter_note_range(const struct etl_filter *f, const struct etl_streams *s,
-                           struct etl_file *file)
+void etl_filter_notes_end_at(const struct etl_filter *f, bool any, int64_t last,
+                             struct etl_file *file)
+{
+    if (!f)
+        return;
+    int64_t last_ns = any ? etl_clock_ns(etl_file_clock(file), last) : 0;
+    if (any && f->has_start && f->start_ns > last_ns) {
+        char start[32], end[32];
+        seconds(f->start_ns, start, sizeof start);
+        seconds(last_ns, end, sizeof end);
+        etl_note(file, "--range starts at %s s, after the trace's last event (at %s s)", start,
+                 end);
+    }
+    for (size_t i = 0; i < f->hook.n; i++) {
+        const struct etl_id_range *r = &f->hook.r[i];
+        if (f->hook.hit[i])
+            continue;
+        if (r->lo == r->hi)
+            etl_note(file, "--hook=0x%04x: no event of this trace has that HookId; "
+                           "--stats lists the HookIds it has",
+                     (unsigned)r->lo);
+        else
+            etl_note(file, "--hook=0x%04x-0x%04x: no event of this trace has a HookId in that "
+                           "range; --stats lists the HookIds it has",
+                     (unsigned)r->lo, (unsigned)r->hi);
+    }
+    note_names(&f->hook_names, "--hook", file);
+    note_names(&f->events, "--events", file);
+}
+
+void etl_filter_notes_end(const struct etl_filter *f, const struct etl_streams *s,
+                          struct etl_file *file)
 {
     int64_t last = 0;
     if (!f || !s)
         return;
     bool any = etl_streams_last_ts(s, &last);
-    etl_filter_note_range_at(f, any, last, file);
+    etl_filter_notes_end_at(f, any, last, file);
 }
 
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts)
@@ -483,6 +544,15 @@ bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
     if (!etl_filter_any(f))
         return true;
     bool hook = (ev->flags & ETL_EV_HOOK) != 0;
+    /* The entries of --hook and --events that the trace has, whatever the
+     * other filters say (etl_filter_notes_end). */
+    for (size_t i = 0; hook && i < f->hook.n; i++)
+        if (ev->hook_id >= f->hook.r[i].lo && ev->hook_id <= f->hook.r[i].hi)
+            f->hook.hit[i] = 1;
+    if (name) {
+        name_hits(&f->hook_names, name);
+        name_hits(&f->events, name);
+    }
     if (!etl_id_list_has(&f->cpu, ev->cpu) || !etl_filter_time(f, clk, ev->ts))
         return false;
     /* --hook: one of its HookIds or one of its names. */

@@ -22,17 +22,21 @@ struct etl_id_range {
     uint32_t lo, hi;
 };
 
-/* A LIST: numbers and ranges "a-b", comma-separated; unset matches all. */
+/* A LIST: numbers and ranges "a-b", comma-separated; unset matches all.
+ * hit (--hook's only): per entry, whether an event of the trace matched
+ * it, set as etl_filter_event sees them. */
 struct etl_id_list {
     struct etl_id_range *r;
     size_t n;
     bool set;
+    uint8_t *hit;
 };
 
-/* Event names and name prefixes, as given. */
+/* Event names and name prefixes, as given; hit as in etl_id_list. */
 struct etl_name_list {
     char **name;
     size_t n;
+    uint8_t *hit;
 };
 
 struct etl_filter {
@@ -62,18 +66,23 @@ bool etl_filter_process(const struct etl_filter *f, const char *image);
  * nothing by chance: each --cpu entry naming no processor that has buffers
  * in the file (a bad processor number); each --process name that no
  * process of map m has, nor the Idle process (a misspelt name; none when m
- * is NULL or left records out at its limits). f may be NULL. */
+ * is NULL or left records out at its limits). f may be NULL. Called as a
+ * view starts on a file: from there, etl_filter_event records the --hook
+ * and --events entries that the file's events match. */
 void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
                       struct etl_file *file);
 
-/* Notes, on file, a --range that starts after the trace's last event,
- * at raw time last (any: the trace has a timed event): no row can lie in
- * it. For the views that read the trace from streams s, to the end, the
- * time comes from them. f may be NULL. */
-void etl_filter_note_range_at(const struct etl_filter *f, bool any, int64_t last,
-                              struct etl_file *file);
-void etl_filter_note_range(const struct etl_filter *f, const struct etl_streams *s,
-                           struct etl_file *file);
+/* Notes, on file, once a view has read the trace to the end, the filter
+ * entries that matched nothing in it: a --range that starts after the
+ * trace's last event, at raw time last (any: the trace has a timed event);
+ * each --hook and --events entry that no event matched, of all those
+ * etl_filter_event was given (every event, by the views that take these
+ * options). For the views that read the trace from streams s, the time of
+ * the last event comes from them. f may be NULL. */
+void etl_filter_notes_end_at(const struct etl_filter *f, bool any, int64_t last,
+                             struct etl_file *file);
+void etl_filter_notes_end(const struct etl_filter *f, const struct etl_streams *s,
+                          struct etl_file *file);
 
 /* Returns true if the raw time ts lies in --range (inclusive). */
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts);

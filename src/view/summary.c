@@ -1876,7 +1876,7 @@ int etl_view_summary(struct etl_printer *p, struct etl_file *f,
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
     if (!(o->strict && etl_file_problems(f))) { /* read to the end */
         etl_view_switch_expectation(f, r);
-        etl_filter_note_range(o->filter, s, f);
+        etl_filter_notes_end(o->filter, s, f);
     }
     etl_sched_warn(an, f);
     struct presence pr = { st->ready > 0, st->dpc + st->isr > 0 };

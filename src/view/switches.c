@@ -379,7 +379,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     if (rc == 0 && !(o->strict && etl_file_problems(f))) { /* read to the end */
         etl_view_switch_expectation(f, r);
-        etl_filter_note_range(o->filter, s, f);
+        etl_filter_notes_end(o->filter, s, f);
     }
     etl_who_cache_fini(&ps.who);
     etl_sched_warn(an, f);

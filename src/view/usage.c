@@ -681,7 +681,7 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
         v.rc = etl_print_end_table(p);
     if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f))) {
         etl_view_switch_expectation(f, sp.reader);
-        etl_filter_note_range(o->filter, sp.streams, f);
+        etl_filter_notes_end(o->filter, sp.streams, f);
     }
     etl_usage_free(v.u);
     etl_runs_free(v.runs);
