@@ -55,6 +55,10 @@
 #   lists      a thread that waits for each of the 256 wait reasons and a
 #              processor that leaves each of the 256 C-states: --summary's
 #              wait_reasons and idle_by_cstate hold every entry, whole.
+#   readiers   three processes with images hundreds of bytes long ready a
+#              thread 3, 2 and 1 times: its top_readiers holds the entries
+#              that fit in 1023 bytes, whole (all, two with exactly 1023
+#              bytes, one, none).
 # Usage: tests/edge.sh ETLDUMP
 set -u
 etldump=$1
@@ -598,6 +602,20 @@ if gen lists lists; then
             bad "lists: idle_by_cstate: $(wc -l < "$tmp/got.cst") entries: $(diff "$tmp/want.cst" "$tmp/got.cst" | sed -n 2,3p | tr '\n' ' ')"
     }
 fi
+
+# ---- long names in top_readiers ---------------------------------------------------------
+# Image names of 300 bytes: the three entries fit; of 509, the first two
+# take exactly the 1023 bytes; of 510, the second would pass them; of 1100,
+# the first would: the cell holds the entries that fit, whole, and none after.
+for len in 300 509 510 1100; do
+    gen readiers "readiers$len" "$len" || continue
+    run "readiers$len" "readiers $len" --summary -f csv || continue
+    want=$(sed -n 's/^cell //p; s/^cell$//p' "$tmp/readiers$len.exp")
+    row=$(cols "$tmp/out" scope tid top_readiers | grep '^thread,9000,')
+    got=${row#thread,9000,}
+    [ -n "$row" ] && [ "$got" = "$want" ] && ok ||
+        bad "readiers $len: top_readiers of ${#got} bytes, want ${#want}: $(printf '%s' "$got" | tail -c 40)"
+done
 
 if [ -f "$tmp/peaks" ]; then
     echo "edge: largest peaks (KiB): $(sort -rn "$tmp/peaks" | head -n 3 | tr '\n' ';')"

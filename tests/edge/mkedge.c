@@ -1401,6 +1401,63 @@ static void case_lists(struct w *w, const char *arg)
     fprintf(w->exp, "\n");
 }
 
+/* Long image names in --summary's top_readiers: processes A, B and C,
+ * whose images are arg bytes long (default 400; "aaa...a.exe" and so on),
+ * each with one thread that readies thread 9000 (of target.exe) 3, 2 and 1
+ * times (a ReadyThread event while it runs, then a switch to 9000).
+ * Expectation: "cell TEXT", the top_readiers cell of 9000's row by its
+ * definition: "name:count" entries, the most first, as many whole entries
+ * as fit in 1023 bytes. */
+static void case_readiers(struct w *w, const char *arg)
+{
+    size_t len = arg ? (size_t)strtoul(arg, NULL, 0) : 400;
+    if (len < 5 || len > 2000) {
+        fprintf(stderr, "%s: readiers: a length from 5 to 2000\n", prog);
+        exit(2);
+    }
+    enum { T = 9000, TPID = 500 };
+    w->cpus = 1;
+    w->buffer_size = 65536;
+    w_start(w, 65536);
+    buf_next(w, 0);
+    int64_t t = w->t0 + 100;
+    ev_process_dcstart(w, t++, 0xFFFF800000005000ull, TPID, 4, "target.exe");
+    ev_thread(w, HOOK_THREAD_DCSTART, t++, T, TPID, TPID, T, "");
+    char cell[4096] = "", image[2048];
+    size_t used = 0;
+    bool full = false;
+    for (unsigned k = 0; k < 3; k++) {
+        uint32_t pid = 100 * (k + 1), tid = pid + 1;
+        memset(image, 'a' + (int)k, len - 4);
+        memcpy(image + len - 4, ".exe", 5);
+        ev_process_dcstart(w, t++, 0xFFFF800000001000ull * (k + 1), pid, 4, image);
+        ev_thread(w, HOOK_THREAD_DCSTART, t++, tid, pid, pid, tid, "");
+        char entry[2100];
+        int n = snprintf(entry, sizeof entry, "%s%s:%u", used ? " " : "", image, 3 - k);
+        if (!full && used + (size_t)n <= 1023) {
+            memcpy(cell + used, entry, (size_t)n + 1);
+            used += (size_t)n;
+        } else {
+            full = true;
+        }
+    }
+    t += 1000;
+    for (unsigned k = 0; k < 3; k++) {
+        uint32_t tid = 100 * (k + 1) + 1;
+        for (unsigned i = 0; i < 3 - k; i++) {
+            uint8_t ready[8] = { 0 };
+            st32(ready, T);
+            ev_cswitch(w, t, 0, tid);
+            ev_perfinfo(w, 0x0532, 2, t + 10, ready, sizeof ready);
+            ev_cswitch(w, t + 20, tid, T);
+            ev_cswitch(w, t + 30, T, 0);
+            t += 100;
+        }
+    }
+    buf_end(w);
+    fprintf(w->exp, "cell %s\n", cell);
+}
+
 static const struct {
     const char *name;
     void (*fn)(struct w *w, const char *arg);
@@ -1421,6 +1478,7 @@ static const struct {
     { "manifest", case_manifest },
     { "learnt", case_learnt },
     { "lists", case_lists },
+    { "readiers", case_readiers },
 };
 
 int main(int argc, char **argv)
