@@ -305,8 +305,33 @@ for name in pv-diaghub-kernel dnperf-dynamicevents; do
         skip=$((skip + 1))
         continue
     fi
-    dump "$name" --events=all -f json --hook=0x0301-0x0304,0x0327,0x0501-0x0504,0x0548 "$f" || continue
-    mv "$tmp/got" "$tmp/pt.json"
+    # The notes: a HookId entry that no event of the trace has, each by
+    # --stats (pv-diaghub-kernel has no Thread events).
+    "$etldump" --stats -f csv "$f" 2> /dev/null |
+        awk -F, '$2 == "kind" { split($3, k, " "); if (k[2] ~ /^0x/) print k[2] }' > "$tmp/hooks"
+    hooks=0x0301-0x0304,0x0327,0x0501-0x0504,0x0548
+    want_notes=$(echo "$hooks" | tr ',' '\n' | while IFS=- read -r lo hi; do
+        hi=${hi:-$lo} found=no
+        for h in $(cat "$tmp/hooks"); do
+            [ $((h)) -ge $((lo)) ] && [ $((h)) -le $((hi)) ] && found=yes
+        done
+        [ "$found" = no ] || continue
+        if [ "$lo" = "$hi" ]; then
+            echo "--hook=$lo: no event of this trace has that HookId"
+        else
+            echo "--hook=$lo-$hi: no event of this trace has a HookId in that range"
+        fi
+    done)
+    "$etldump" --events=all -f json --hook="$hooks" "$f" > "$tmp/pt.json" 2> "$tmp/err"
+    rc=$?
+    got_notes=$(sed -n 's/^etldump: [^ ]*: note: \(.*\); --stats lists the HookIds it has$/\1/p' "$tmp/err")
+    others=$(grep -v ': warning: the trace lost data: \|: note: --hook=' "$tmp/err" | head -n 2)
+    if [ "$rc" -eq 0 ] && [ -z "$others" ] && [ "$got_notes" = "$want_notes" ]; then
+        ok
+    else
+        bad "$name: etldump --events=all --hook=$hooks: exit $rc, notes '$got_notes', want '$want_notes': $others"
+        continue
+    fi
     # Every Process record has an image; every Thread record's process has a
     # Process record (reference section 7).
     jq -r 'select(.hook_id | startswith("0x03")) | "\(.process_id)\t\(.image)"' "$tmp/pt.json" |
@@ -331,7 +356,8 @@ for name in pv-diaghub-kernel dnperf-dynamicevents; do
             | select(($m[.process_id | tostring] // "" | ascii_downcase) == ("'"$image"'" | ascii_downcase)
                      or ($m[(.pid // -1) | tostring] // "" | ascii_downcase) == ("'"$image"'" | ascii_downcase))' \
             "$tmp/pt.json" > "$tmp/want"
-        if dump "$name --process=$image" --events=all -f json --hook=0x0501-0x0504,0x0548 \
+        # (-q: the notes on HookIds the trace lacks are checked above.)
+        if dump "$name --process=$image" -q --events=all -f json --hook=0x0501-0x0504,0x0548 \
                --process="$image" "$f"; then
             jq -c . "$tmp/got" > "$tmp/got.json"
             if cmp -s "$tmp/want" "$tmp/got.json"; then
