@@ -461,9 +461,12 @@ void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
         note_cpus(f, file);
     note_processes(f, m, file);
     /* The entries matched are counted per file, from here. */
-    memset(f->hook.hit, 0, f->hook.n);
-    memset(f->hook_names.hit, 0, f->hook_names.n);
-    memset(f->events.hit, 0, f->events.n);
+    if (f->hook.n)
+        memset(f->hook.hit, 0, f->hook.n);
+    if (f->hook_names.n)
+        memset(f->hook_names.hit, 0, f->hook_names.n);
+    if (f->events.n)
+        memset(f->events.hit, 0, f->events.n);
 }
 
 /* Writes ns as seconds into buf[cap], without trailing zeros ("2.5"). */
