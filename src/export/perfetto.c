@@ -493,10 +493,8 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
         pf_flush_events(&x);
     if (!ok)
         etl_file_nomem(f);
-    else if (!p->out->err && !(o->strict && etl_file_problems(f))) {
-        etl_view_switch_expectation(f, sp.reader);
-        etl_filter_notes_end(o->filter, sp.streams, f);
-    }
+    else if (!p->out->err && !(o->strict && etl_file_problems(f)))
+        etl_view_switches_end(f, sp.reader, sp.streams, o->filter);
     pf_free(&x);
     etl_switch_pass_close(&sp);
     return etl_print_status(p);

@@ -678,10 +678,8 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
         draw(&g, f, rank, nrank);
     if (!rank || g.oom)
         etl_file_nomem(f);
-    else if (!(o->strict && etl_file_problems(f))) {
-        etl_view_switch_expectation(f, sp.reader);
-        etl_filter_notes_end(o->filter, sp.streams, f);
-    }
+    else if (!(o->strict && etl_file_problems(f)))
+        etl_view_switches_end(f, sp.reader, sp.streams, o->filter);
     free(rank);
     for (uint32_t c = 0; g.lane && c < ETL_MAX_CPUS; c++)
         if (g.lane[c]) {

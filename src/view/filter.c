@@ -9,6 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
+
+/* Bytes of seconds(): etl_fmt_seconds's sign, digits, point and nine
+ * decimals, and the terminator. */
+#define SECONDS_MAX (1 + ETL_FMT_NUM_MAX + 1 + 9 + 1)
+
 /* Parses an unsigned number (decimal or 0x hex) up to max at *s, advancing
  * *s past it; false when there is none or it is too large. */
 static bool parse_num(const char **s, uint32_t max, uint32_t *out)
@@ -469,17 +475,15 @@ void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
         memset(f->events.hit, 0, f->events.n);
 }
 
-/* Writes ns as seconds into buf[cap], without trailing zeros ("2.5"). */
-static void seconds(int64_t ns, char *buf, size_t cap)
+/* Writes ns as seconds into buf, without trailing zeros ("2.5"). */
+static void seconds(int64_t ns, char buf[SECONDS_MAX])
 {
-    const char *sign = ns < 0 ? "-" : "";
-    uint64_t u = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-    int n = snprintf(buf, cap, "%s%llu.%09llu", sign, (unsigned long long)(u / 1000000000u),
-                     (unsigned long long)(u % 1000000000u));
-    while (n > 0 && (size_t)n < cap && buf[n - 1] == '0')
-        buf[--n] = '\0';
-    if (n > 0 && (size_t)n < cap && buf[n - 1] == '.')
-        buf[--n] = '\0';
+    size_t n = etl_fmt_seconds(ns, 9, buf);
+    while (buf[n - 1] == '0')
+        n--;
+    if (buf[n - 1] == '.')
+        n--;
+    buf[n] = '\0';
 }
 
 /* Notes each entry of name list l (of option opt) that no event matched. */
@@ -499,9 +503,9 @@ void etl_filter_notes_end_at(const struct etl_filter *f, bool any, int64_t last,
         return;
     int64_t last_ns = any ? etl_clock_ns(etl_file_clock(file), last) : 0;
     if (any && f->has_start && f->start_ns > last_ns) {
-        char start[32], end[32];
-        seconds(f->start_ns, start, sizeof start);
-        seconds(last_ns, end, sizeof end);
+        char start[SECONDS_MAX], end[SECONDS_MAX];
+        seconds(f->start_ns, start);
+        seconds(last_ns, end);
         etl_note(file, "--range starts at %s s, after the trace's last event (at %s s)", start,
                  end);
     }

@@ -7,6 +7,7 @@
 #include "sort.h"
 #include "grow.h"
 #include "view/groupmask.h"
+#include "view/filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,7 +307,9 @@ static void note_no_switches(struct etl_file *f, const struct etl_ext_scan *s)
              c.total ? kinds : "none", flags[0] ? "; kernel flags " : "", flags);
 }
 
-void etl_view_switch_expectation(struct etl_file *f, const struct etl_switch_reader *r)
+/* When r decoded no switch: the warning or the note of
+ * etl_view_switches_end. */
+static void switch_expectation(struct etl_file *f, const struct etl_switch_reader *r)
 {
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
     if (st->cswitch + st->compact > 0)
@@ -323,4 +326,11 @@ void etl_view_switch_expectation(struct etl_file *f, const struct etl_switch_rea
     else
         note_no_switches(f, &s);
     etl_ext_scan_free(&s);
+}
+
+void etl_view_switches_end(struct etl_file *f, const struct etl_switch_reader *r,
+                           const struct etl_streams *s, const struct etl_filter *flt)
+{
+    switch_expectation(f, r);
+    etl_filter_notes_end(flt, s, f);
 }

@@ -85,10 +85,13 @@ int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g);
 
 /* Called at the end of a view of the switches (the switch view, the
  * summary, usage, the Perfetto and SVG exports) whose reader r read them
- * all: when it decoded none, and the group masks of the trace say context
- * switches were recorded, a warning says so (it does not count as a
- * problem); when they do not, a note says what the trace records. */
-void etl_view_switch_expectation(struct etl_file *f, const struct etl_switch_reader *r);
+ * all, from streams s: when it decoded none, and the group masks of the
+ * trace say context switches were recorded, a warning says so (it does not
+ * count as a problem); when they do not, a note says what the trace
+ * records. Then the notes of filter flt's entries that matched nothing
+ * (etl_filter_notes_end). */
+void etl_view_switches_end(struct etl_file *f, const struct etl_switch_reader *r,
+                           const struct etl_streams *s, const struct etl_filter *flt);
 
 extern const struct etl_table etl_table_groupmask_changes, etl_table_groupmask;
 

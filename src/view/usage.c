@@ -679,10 +679,8 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
         etl_file_nomem(f);
     else if (v.rc == 0)
         v.rc = etl_print_end_table(p);
-    if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f))) {
-        etl_view_switch_expectation(f, sp.reader);
-        etl_filter_notes_end(o->filter, sp.streams, f);
-    }
+    if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f)))
+        etl_view_switches_end(f, sp.reader, sp.streams, o->filter);
     etl_usage_free(v.u);
     etl_runs_free(v.runs);
     etl_switch_pass_close(&sp);
