@@ -55,6 +55,8 @@
 #   lists      a thread that waits for each of the 256 wait reasons and a
 #              processor that leaves each of the 256 C-states: --summary's
 #              wait_reasons and idle_by_cstate hold every entry, whole.
+#   sparsecpus buffers on the even processors only: a --cpu note lists those
+#              the trace has as whole entries, cut with ",...";
 #   readiers   three processes with images hundreds of bytes long ready a
 #              thread 3, 2 and 1 times: its top_readiers holds the entries
 #              that fit in 1023 bytes, whole (all, two with exactly 1023
@@ -311,6 +313,16 @@ if gen cpus cpus; then
         ok
     else
         bad "cpus: the highest CPUs shown are $(cut -d, -f1 "$tmp/sw.csv" | sort -un | tail -n 2 | tr '\n' ' ')"
+    fi
+    # --cpu notes go by the buffers, not the header's count: 1500 has one,
+    # the processors between and 2047 none.
+    if run cpus "cpu notes" --cpu=1024-1499,1500,2047 -f csv; then
+        has="its buffers are of processors 0-1023,1500"
+        [ "$(grep -c 'note: --cpu=' "$tmp/err")" -eq 2 ] &&
+            grep -q "note: --cpu=1024-1499: no buffer of this trace is of processors 1024-1499; $has\$" "$tmp/err" &&
+            grep -q "note: --cpu=2047: no buffer of this trace is of processor 2047; $has\$" "$tmp/err" &&
+            [ "$(cut -d, -f1 "$tmp/out" | sed 1d | sort -u)" = 1500 ] && ok ||
+            bad "cpus: --cpu=1024-1499,1500,2047: $(grep 'note: --cpu' "$tmp/err" | cut -c1-120)"
     fi
     rm -f "$tmp/cpus.etl"
 fi
@@ -616,6 +628,17 @@ for len in 300 509 510 1100; do
     [ -n "$row" ] && [ "$got" = "$want" ] && ok ||
         bad "readiers $len: top_readiers of ${#got} bytes, want ${#want}: $(printf '%s' "$got" | tail -c 40)"
 done
+
+# ---- a --cpu note's list of processors, past what a note holds -------------------
+# Buffers on the 100 even processors 0-198: the list of those the trace has
+# ends in ",..." after whole entries, under 128 bytes.
+if gen sparsecpus sparsecpus && run sparsecpus "cpu note" --cpu=1 -f csv; then
+    list=$(sed -n 's/.*note: --cpu=1: no buffer of this trace is of processor 1; its buffers are of processors //p' "$tmp/err")
+    body=${list%,...}
+    printf '%s\n' "$body" | tr ',' '\n' | awk '$0 != 2 * (NR - 1) { bad = 1 } END { exit bad || NR < 10 }' &&
+        [ "$body" != "$list" ] && [ "${#list}" -lt 128 ] && ok ||
+        bad "sparsecpus: --cpu=1: the note lists '$list'"
+fi
 
 if [ -f "$tmp/peaks" ]; then
     echo "edge: largest peaks (KiB): $(sort -rn "$tmp/peaks" | head -n 3 | tr '\n' ';')"

@@ -1358,6 +1358,21 @@ static void case_learnt(struct w *w, const char *arg)
     }
 }
 
+/* Buffers on the even processors 0, 2, ..., 198 only (the header says 200),
+ * each with one switch: the processors a --cpu note lists make 100 entries
+ * of a LIST, more than a note holds. */
+static void case_sparsecpus(struct w *w, const char *arg)
+{
+    (void)arg;
+    w->cpus = 200;
+    w_start(w, 4096);
+    for (unsigned c = 0; c < 200; c += 2) {
+        buf_next(w, c);
+        ev_cswitch(w, w->t0 + 1000 + c, 0, 100000 + 4 * c);
+        buf_end(w);
+    }
+}
+
 /* Lists in --summary cells longer than any before: one thread that waits
  * for each of the 256 wait reasons, reason r 10 + r % 50 times, and its
  * processor leaving each of the 256 C-states when it ends an idle spell.
@@ -1479,6 +1494,7 @@ static const struct {
     { "learnt", case_learnt },
     { "lists", case_lists },
     { "readiers", case_readiers },
+    { "sparsecpus", case_sparsecpus },
 };
 
 int main(int argc, char **argv)
