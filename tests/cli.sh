@@ -183,7 +183,8 @@ check "--events names no event has: a note per file and name" \
 "$etldump" --events=Process -f csv "$procs" > "$tmp/want" 2> /dev/null
 check "--events names no event has: the rows of the others" sh -c \
     "'$etldump' --events=Process,Proces -f csv '$procs' 2> /dev/null | cmp -s - '$tmp/want'"
-expect "--events with other filters leaving no row" 0 "$etldump" --events=Process --pid=99999 "$procs"
+# (thread 5332 has events, none of them Process events)
+expect "--events with other filters leaving no row" 0 "$etldump" --events=Process --tid=5332 "$procs"
 check "--events with other filters leaving no row: no note" test ! -s "$tmp/err"
 expect "--hook entries no event has" 0 "$etldump" --stats --hook=0x9990-0x9999,0x0301,Nosuch "$procs"
 check "--hook entries no event has: a note each" \
@@ -193,6 +194,56 @@ expect "--hook a HookId no event has" 0 "$etldump" --events=all --hook=0x301,393
 check "--hook a HookId no event has: a note" \
     sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] &&
            grep -q 'note: --hook=0x9999: no event of this trace has that HookId; --stats lists the HookIds it has\$' '$tmp/err'"
+
+# --tid and --pid entries that no switch (the views of switches) or no
+# event (--events, --stats) of a file matches get a note on that file,
+# whatever the other filters leave; -f perfetto leaves them out (its
+# warning says so) and has none. Thread 5332 and process 1256 of
+# demo-processes have switches and events; demo-compact knows no process
+# but Idle.
+tid_note() { # FILE ENTRY WHAT
+    echo "^etldump: [^:]*$1: note: --tid=$2: no $3 of this trace is of thread $2"
+}
+for v in "" $views; do
+    v=$(echo "$v" | tr '~' ' ')
+    out=$tmp/v.out
+    case $v in *svg*|*perfetto*) o="-o $out" ;; *) o="" ;; esac
+    case $v in --events*|--stats) what=event of="" see="" ;;
+               *) what="context switch" of="a thread known to be of " see="; --summary lists the" ;;
+    esac
+    # shellcheck disable=SC2086
+    "$etldump" $v $o --tid=5332 --pid=1256 "$procs" > "$tmp/one" 2> /dev/null
+    [ -z "$o" ] || cp "$out" "$tmp/one"
+    # shellcheck disable=SC2086
+    expect "--tid, --pid entries nothing has ($v)" 0 "$etldump" $v $o --tid=5332,99999 \
+        --pid=99990-99999,1256 "$procs"
+    [ -z "$o" ] || cp "$out" "$tmp/out"
+    case $v in
+    *perfetto*)
+        check "--tid, --pid entries nothing has ($v): the warning only" \
+            sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'warning: -f perfetto: --tid, --pid' '$tmp/err'" ;;
+    *)
+        check "--tid, --pid entries nothing has ($v): a note each" \
+            sh -c "[ \$(wc -l < '$tmp/err') -eq 2 ] &&
+                   grep -q '$(tid_note demo-processes.etl 99999 "$what")${see:+$see threads it has}\$' '$tmp/err' &&
+                   grep -q '^etldump: [^:]*demo-processes.etl: note: --pid=99990-99999: no $what of this trace is of ${of}a process in that range${see:+$see processes it has}\$' '$tmp/err'"
+        ;;
+    esac
+    check "--tid, --pid entries nothing has ($v): the rows of the others" cmp -s "$tmp/out" "$tmp/one"
+    # shellcheck disable=SC2086
+    expect "--tid, --pid entries the trace has, other filters leaving no row ($v)" 0 \
+        "$etldump" $v $o --tid=5332 --pid=1256 --range=200: "$procs"
+    check "--tid, --pid entries the trace has, other filters leaving no row ($v): no note of them" \
+        sh -c "grep -q 'note: --range starts at 200 s' '$tmp/err' && ! grep -q 'note: --tid\\|note: --pid' '$tmp/err'"
+done
+# Per file: thread 5332 has switches in demo-processes only; demo-compact's
+# threads have no known process but Idle's (0).
+expect "--tid per file" 0 "$etldump" -f csv --tid=5332 --pid=0 "$procs" "$sample"
+check "--tid per file: the note on the file without it" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q '$(tid_note demo-compact.etl 5332 "context switch"); --summary lists the threads it has\$' '$tmp/err'"
+expect "--pid of threads whose process is not known" 0 "$etldump" -f csv --pid=1256 "$sample"
+check "--pid of threads whose process is not known: a note" \
+    grep -q "note: --pid=1256: no context switch of this trace is of a thread known to be of process 1256; --summary lists the processes it has\$" "$tmp/err"
 
 expect "--range from the last event: its row" 0 "$etldump" --events=all -f csv --no-header \
     --range="$last": "$sample"

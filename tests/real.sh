@@ -89,10 +89,11 @@ while [ "$i" -lt "$n" ]; do
 
     # Filters of what the trace has get no note: every event name it has
     # (--events=NAMES: those events, --hook with --stats), every HookId
-    # (--hook), a --range from its last event on; one more nanosecond is
-    # after the last event, and its note gives that event's time.
-    "$etldump" --events=all --no-fields --format=json "$f" 2>/dev/null |
-        jq -r 'select(.event_name != null) | .event_name' > "$tmp/named"
+    # (--hook), every thread and process its events name (--tid, --pid:
+    # those events), a --range from its last event on; one more nanosecond
+    # is after the last event, and its note gives that event's time.
+    "$etldump" --events=all --no-fields --format=json "$f" 2>/dev/null > "$tmp/ev.json"
+    jq -r 'select(.event_name != null) | .event_name' "$tmp/ev.json" > "$tmp/named"
     names=$(sort -u "$tmp/named" | paste -sd, -)
     hooks=$(jq -r 'select(.section == "kind") | .name | split(" ")[1] | select(startswith("0x"))' \
         "$tmp/stats.json" | sort -u | paste -sd, -)
@@ -108,6 +109,17 @@ while [ "$i" -lt "$n" ]; do
         "$etldump" --events=all --no-fields --hook="$hooks" "$f" > /dev/null 2> "$tmp/err"
         grep -q 'note:' "$tmp/err" && bad "$name: --hook of its HookIds: $(head -n 2 "$tmp/err")" || ok
     fi
+    for who in tid:thread_id pid:process_id; do
+        opt=${who%%:*} col=${who#*:}
+        ids=$(jq -r "(.$opt // empty), (.$col // empty)" "$tmp/ev.json" | sort -un | paste -sd, -)
+        want=$(jq -c "select(.$opt != null or .$col != null)" "$tmp/ev.json" | wc -l)
+        [ -n "$ids" ] || continue
+        "$etldump" --events=all --no-fields -f csv --no-header --$opt="$ids" "$f" > "$tmp/by-id" 2> "$tmp/err"
+        ! grep -q 'note:' "$tmp/err" && [ "$(wc -l < "$tmp/by-id")" -eq "$want" ] && ok ||
+            bad "$name: --$opt of its events' IDs: $(wc -l < "$tmp/by-id") rows, want $want: $(head -n 2 "$tmp/err")"
+        "$etldump" --stats --$opt="$ids" "$f" > /dev/null 2> "$tmp/err"
+        grep -q 'note:' "$tmp/err" && bad "$name: --stats --$opt of its events' IDs: $(head -n 2 "$tmp/err")" || ok
+    done
     "$etldump" --events=all --no-fields --range="$last": "$f" > /dev/null 2> "$tmp/err"
     grep -q 'note:' "$tmp/err" && bad "$name: --range=$last: (its last event): $(head -n 2 "$tmp/err")" || ok
     after=$(echo "$last" | awk -F. '{ printf "%s.%09d", $1, $2 + 1 }')

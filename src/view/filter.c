@@ -172,6 +172,14 @@ static bool hits(uint8_t **hit, size_t n)
     return true;
 }
 
+/* Marks the entries of l that hold v. */
+static void id_hits(const struct etl_id_list *l, uint32_t v)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (v >= l->r[i].lo && v <= l->r[i].hi)
+            l->hit[i] = 1;
+}
+
 int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
                    char *err, size_t errcap)
 {
@@ -184,10 +192,12 @@ int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *
         break;
     case ETL_FILTER_TID:
         ok = parse_list(&f->tid, arg, UINT32_MAX, &nomem);
+        nomem = nomem || !hits(&f->tid.hit, f->tid.n);
         what = "a list of thread IDs such as 1234,5600-5700";
         break;
     case ETL_FILTER_PID:
         ok = parse_list(&f->pid, arg, UINT32_MAX, &nomem);
+        nomem = nomem || !hits(&f->pid.hit, f->pid.n);
         what = "a list of process IDs such as 4,1234";
         break;
     case ETL_FILTER_HOOK:
@@ -272,7 +282,9 @@ void etl_filter_clear(struct etl_filter *f)
 {
     free(f->cpu.r);
     free(f->tid.r);
+    free(f->tid.hit);
     free(f->pid.r);
+    free(f->pid.hit);
     free(f->hook.r);
     free(f->hook.hit);
     free_names(f->hook_names.name, f->hook_names.n);
@@ -469,6 +481,10 @@ void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
     /* The entries matched are counted per file, from here. */
     if (f->hook.n)
         memset(f->hook.hit, 0, f->hook.n);
+    if (f->tid.n)
+        memset(f->tid.hit, 0, f->tid.n);
+    if (f->pid.n)
+        memset(f->pid.hit, 0, f->pid.n);
     if (f->hook_names.n)
         memset(f->hook_names.hit, 0, f->hook_names.n);
     if (f->events.n)
@@ -496,8 +512,33 @@ static void note_names(const struct etl_name_list *l, const char *opt, struct et
                      opt, l->name[i]);
 }
 
+/* Notes each entry of --tid or --pid list l (opt "tid" or "pid") that
+ * nothing the view gave (seen) matched. */
+static void note_ids(const struct etl_id_list *l, const char *opt, enum etl_filter_seen seen,
+                     struct etl_file *file)
+{
+    bool tid = opt[0] == 't', sw = seen == ETL_SEEN_SWITCHES;
+    const char *what = sw ? "context switch" : "event";
+    const char *of = sw && !tid ? "a thread known to be of " : "";
+    const char *kind = tid ? "thread" : "process";
+    /* The switch views' pointer: the summary's rows are their threads. */
+    const char *see = !sw ? "" : tid ? "; --summary lists the threads it has"
+                                     : "; --summary lists the processes it has";
+    for (size_t i = 0; seen != ETL_SEEN_NONE && i < l->n; i++) {
+        const struct etl_id_range *r = &l->r[i];
+        if (l->hit[i])
+            continue;
+        if (r->lo == r->hi)
+            etl_note(file, "--%s=%u: no %s of this trace is of %s%s %u%s", opt, (unsigned)r->lo,
+                     what, of, kind, (unsigned)r->lo, see);
+        else
+            etl_note(file, "--%s=%u-%u: no %s of this trace is of %sa %s in that range%s", opt,
+                     (unsigned)r->lo, (unsigned)r->hi, what, of, kind, see);
+    }
+}
+
 void etl_filter_notes_end_at(const struct etl_filter *f, bool any, int64_t last,
-                             struct etl_file *file)
+                             enum etl_filter_seen seen, struct etl_file *file)
 {
     if (!f)
         return;
@@ -524,16 +565,36 @@ void etl_filter_notes_end_at(const struct etl_filter *f, bool any, int64_t last,
     }
     note_names(&f->hook_names, "--hook", file);
     note_names(&f->events, "--events", file);
+    note_ids(&f->tid, "tid", seen, file);
+    note_ids(&f->pid, "pid", seen, file);
 }
 
 void etl_filter_notes_end(const struct etl_filter *f, const struct etl_streams *s,
-                          struct etl_file *file)
+                          enum etl_filter_seen seen, struct etl_file *file)
 {
     int64_t last = 0;
     if (!f || !s)
         return;
     bool any = etl_streams_last_ts(s, &last);
-    etl_filter_notes_end_at(f, any, last, file);
+    etl_filter_notes_end_at(f, any, last, seen, file);
+}
+
+void etl_filter_thread_seen(const struct etl_filter *f, uint32_t tid, const struct etl_who *w)
+{
+    if (!etl_filter_who(f))
+        return;
+    id_hits(&f->tid, tid);
+    if (w && w->known)
+        id_hits(&f->pid, w->pid);
+}
+
+void etl_filter_switch_seen(const struct etl_filter *f, const struct etl_switch *sw,
+                            const struct etl_who *wo, const struct etl_who *wn)
+{
+    if (sw->has & SW_OLD_TID)
+        etl_filter_thread_seen(f, sw->old_tid, wo);
+    if (sw->has & SW_NEW_TID)
+        etl_filter_thread_seen(f, sw->new_tid, wn);
 }
 
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts)
@@ -544,6 +605,39 @@ bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, in
     return (!f->has_start || ns >= f->start_ns) && (!f->has_end || ns <= f->end_ns);
 }
 
+/* Who an event is about: its header's thread and process (hdr), and a
+ * Process or Thread event's own from its payload. */
+struct ev_who {
+    bool hdr, has_ptid, has_ppid;
+    uint32_t ptid, ppid;
+    const char *pimage;
+    char imgbuf[256];
+};
+
+static void event_who(const struct etl_event *ev, const struct etl_record *rec,
+                      struct ev_who *w)
+{
+    w->hdr = (ev->flags & ETL_EV_TID) != 0;
+    w->has_ptid = w->has_ppid = false;
+    w->ptid = w->ppid = 0;
+    w->pimage = NULL;
+    unsigned kind = rec && rec->valid ? rec->dec->kind : ETL_REC_NONE;
+    if (kind == ETL_REC_PROCESS) {
+        const struct etl_process_rec *r = &rec->u.proc;
+        w->has_ppid = true;
+        w->ppid = r->pid;
+        if ((r->has & PR_IMAGE) && r->image_len < sizeof w->imgbuf) {
+            memcpy(w->imgbuf, r->image, r->image_len);
+            w->imgbuf[r->image_len] = '\0';
+            w->pimage = w->imgbuf;
+        }
+    } else if (kind == ETL_REC_THREAD) {
+        w->has_ptid = w->has_ppid = true;
+        w->ptid = rec->u.thr.tid;
+        w->ppid = rec->u.thr.pid;
+    }
+}
+
 bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
                       const struct etl_procmap *m, const struct etl_event *ev,
                       const struct etl_record *rec, const char *name)
@@ -551,14 +645,27 @@ bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
     if (!etl_filter_any(f))
         return true;
     bool hook = (ev->flags & ETL_EV_HOOK) != 0;
-    /* The entries of --hook and --events that the trace has, whatever the
-     * other filters say (etl_filter_notes_end). */
-    for (size_t i = 0; hook && i < f->hook.n; i++)
-        if (ev->hook_id >= f->hook.r[i].lo && ev->hook_id <= f->hook.r[i].hi)
-            f->hook.hit[i] = 1;
+    bool by_who = f->tid.set || f->pid.set || f->nprocess > 0;
+    struct ev_who w;
+    if (by_who)
+        event_who(ev, rec, &w);
+    /* The entries of --hook, --events, --tid and --pid that the trace has,
+     * whatever the other filters say (etl_filter_notes_end). */
+    if (hook)
+        id_hits(&f->hook, ev->hook_id);
     if (name) {
         name_hits(&f->hook_names, name);
         name_hits(&f->events, name);
+    }
+    if (by_who) {
+        if (w.hdr) {
+            id_hits(&f->tid, ev->tid);
+            id_hits(&f->pid, ev->pid);
+        }
+        if (w.has_ptid)
+            id_hits(&f->tid, w.ptid);
+        if (w.has_ppid)
+            id_hits(&f->pid, w.ppid);
     }
     if (!etl_id_list_has(&f->cpu, ev->cpu) || !etl_filter_time(f, clk, ev->ts))
         return false;
@@ -569,42 +676,20 @@ bool etl_filter_event(const struct etl_filter *f, const struct etl_clock *clk,
         return false;
     if (f->events.n && !etl_name_list_has(&f->events, name))
         return false;
-    if (!f->tid.set && !f->pid.set && f->nprocess == 0)
+    if (!by_who)
         return true;
-
-    /* Who the event is about: its header, and a Process/Thread payload. */
-    bool hdr = (ev->flags & ETL_EV_TID) != 0;
-    bool has_ptid = false, has_ppid = false;
-    uint32_t ptid = 0, ppid = 0;
-    const char *pimage = NULL;
-    char imgbuf[256];
-    unsigned kind = rec && rec->valid ? rec->dec->kind : ETL_REC_NONE;
-    if (kind == ETL_REC_PROCESS) {
-        const struct etl_process_rec *r = &rec->u.proc;
-        has_ppid = true;
-        ppid = r->pid;
-        if ((r->has & PR_IMAGE) && r->image_len < sizeof imgbuf) {
-            memcpy(imgbuf, r->image, r->image_len);
-            imgbuf[r->image_len] = '\0';
-            pimage = imgbuf;
-        }
-    } else if (kind == ETL_REC_THREAD) {
-        has_ptid = has_ppid = true;
-        ptid = rec->u.thr.tid;
-        ppid = rec->u.thr.pid;
-    }
-    if (f->tid.set && !((hdr && etl_id_list_has(&f->tid, ev->tid)) ||
-                        (has_ptid && etl_id_list_has(&f->tid, ptid))))
+    if (f->tid.set && !((w.hdr && etl_id_list_has(&f->tid, ev->tid)) ||
+                        (w.has_ptid && etl_id_list_has(&f->tid, w.ptid))))
         return false;
-    if (f->pid.set && !((hdr && etl_id_list_has(&f->pid, ev->pid)) ||
-                        (has_ppid && etl_id_list_has(&f->pid, ppid))))
+    if (f->pid.set && !((w.hdr && etl_id_list_has(&f->pid, ev->pid)) ||
+                        (w.has_ppid && etl_id_list_has(&f->pid, w.ppid))))
         return false;
     if (f->nprocess) {
-        bool match = pimage && etl_filter_process(f, pimage);
-        if (!match && hdr)
+        bool match = w.pimage && etl_filter_process(f, w.pimage);
+        if (!match && w.hdr)
             match = etl_filter_process(f, etl_procmap_image(m, ev->pid, ev->ts));
-        if (!match && has_ppid && !pimage)
-            match = etl_filter_process(f, etl_procmap_image(m, ppid, ev->ts));
+        if (!match && w.has_ppid && !w.pimage)
+            match = etl_filter_process(f, etl_procmap_image(m, w.ppid, ev->ts));
         if (!match)
             return false;
     }

@@ -23,8 +23,9 @@ struct etl_id_range {
 };
 
 /* A LIST: numbers and ranges "a-b", comma-separated; unset matches all.
- * hit (--hook's only): per entry, whether an event of the trace matched
- * it, set as etl_filter_event sees them. */
+ * hit (--hook's, --tid's and --pid's): per entry, whether an event or a
+ * switch of the trace matched it, set as etl_filter_event and
+ * etl_filter_switch_seen see them. */
 struct etl_id_list {
     struct etl_id_range *r;
     size_t n;
@@ -49,6 +50,12 @@ struct etl_filter {
     int64_t start_ns, end_ns; /* since the trace started */
 };
 
+/* What a view gives the filter to record the --tid and --pid entries a
+ * trace has: its events (etl_filter_event), its context switches
+ * (etl_filter_switch_seen), or neither (the view leaves --tid and --pid
+ * out). */
+enum etl_filter_seen { ETL_SEEN_EVENTS, ETL_SEEN_SWITCHES, ETL_SEEN_NONE };
+
 /* Frees what f holds and clears it (for a filter not made by etl_filter_new). */
 void etl_filter_clear(struct etl_filter *f);
 
@@ -67,8 +74,9 @@ bool etl_filter_process(const struct etl_filter *f, const char *image);
  * in the file (a bad processor number); each --process name that no
  * process of map m has, nor the Idle process (a misspelt name; none when m
  * is NULL or left records out at its limits). f may be NULL. Called as a
- * view starts on a file: from there, etl_filter_event records the --hook
- * and --events entries that the file's events match. */
+ * view starts on a file: from there, etl_filter_event records the --hook,
+ * --events, --tid and --pid entries that the file's events match, and
+ * etl_filter_switch_seen the --tid and --pid entries its switches match. */
 void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
                       struct etl_file *file);
 
@@ -77,12 +85,30 @@ void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
  * trace's last event, at raw time last (any: the trace has a timed event);
  * each --hook and --events entry that no event matched, of all those
  * etl_filter_event was given (every event, by the views that take these
- * options). For the views that read the trace from streams s, the time of
- * the last event comes from them. f may be NULL. */
+ * options); each --tid and --pid entry that no event or no switch matched,
+ * as the view says it gave them (seen). For the views that read the trace
+ * from streams s, the time of the last event comes from them. f may be
+ * NULL. */
 void etl_filter_notes_end_at(const struct etl_filter *f, bool any, int64_t last,
-                             struct etl_file *file);
+                             enum etl_filter_seen seen, struct etl_file *file);
 void etl_filter_notes_end(const struct etl_filter *f, const struct etl_streams *s,
-                          struct etl_file *file);
+                          enum etl_filter_seen seen, struct etl_file *file);
+
+/* Returns true if f has --tid or --pid entries: a view of the switches then
+ * gives etl_filter_switch_seen every switch it reads. */
+static inline bool etl_filter_who(const struct etl_filter *f)
+{
+    return f && (f->tid.set || f->pid.set);
+}
+
+/* Records the --tid and --pid entries that the old and new threads of
+ * switch sw match (wo, wn: their processes at its time, as etl_procmap_who
+ * gives them), whatever the other filters say; a thread whose process is
+ * not known matches no --pid entry. etl_filter_thread_seen records one
+ * thread (w NULL: its process is not known). */
+void etl_filter_switch_seen(const struct etl_filter *f, const struct etl_switch *sw,
+                            const struct etl_who *wo, const struct etl_who *wn);
+void etl_filter_thread_seen(const struct etl_filter *f, uint32_t tid, const struct etl_who *w);
 
 /* Returns true if the raw time ts lies in --range (inclusive). */
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts);

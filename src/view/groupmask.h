@@ -16,6 +16,7 @@
 #include "decode/swreader.h"
 #include "etl/etl.h"
 #include "print/printer.h"
+#include "view/filter.h"
 
 /* At most this many header-extension events are kept for the change table. */
 #define ETL_EXT_MAX_EVENTS 100000u
@@ -89,9 +90,11 @@ int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g);
  * trace say context switches were recorded, a warning says so (it does not
  * count as a problem); when they do not, a note says what the trace
  * records. Then the notes of filter flt's entries that matched nothing
- * (etl_filter_notes_end). */
+ * (etl_filter_notes_end): seen says whether the view gave the filter its
+ * switches (etl_filter_switch_seen) or leaves --tid and --pid out. */
 void etl_view_switches_end(struct etl_file *f, const struct etl_switch_reader *r,
-                           const struct etl_streams *s, const struct etl_filter *flt);
+                           const struct etl_streams *s, const struct etl_filter *flt,
+                           enum etl_filter_seen seen);
 
 extern const struct etl_table etl_table_groupmask_changes, etl_table_groupmask;
 

@@ -1837,6 +1837,8 @@ static bool read_all(struct summary *m, struct etl_switch_reader *r, struct etl_
             m->oom = true;
             break;
         }
+        if (sw && etl_filter_who(m->flt))
+            etl_filter_switch_seen(m->flt, &it.u.sw, &wo, &wn);
         if (sw)
             account_switch(m, &it, &sf, &wo, &wn);
         else if (it.kind == ETL_SCHED_INTR)
@@ -1875,7 +1877,7 @@ int etl_view_summary(struct etl_printer *p, struct etl_file *f,
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
     if (!(o->strict && etl_file_problems(f))) /* read to the end */
-        etl_view_switches_end(f, r, s, o->filter);
+        etl_view_switches_end(f, r, s, o->filter, ETL_SEEN_SWITCHES);
     etl_sched_warn(an, f);
     struct presence pr = { st->ready > 0, st->dpc + st->isr > 0 };
     if (o->summary_part != ETL_SUMMARY_ROUTINES) {

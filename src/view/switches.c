@@ -311,6 +311,7 @@ struct sw_pass {
     const struct etl_procmap *map;
     struct etl_sched *an;
     struct etl_who_cache who;
+    const struct etl_filter *seen; /* with --tid or --pid: given every switch */
 };
 
 /* Takes the next switch from the reader into x, feeding the scheduling
@@ -327,8 +328,11 @@ static bool next_switch(struct sw_pass *ps, struct sw_item *x)
             return false;
         }
         if (etl_procmap_switch_who(ps->map, &ps->who, &x->it.u.sw, &x->wo, &x->wn) &&
-            etl_sched_take(ps->an, &x->it, &x->wo, &x->wn, &x->sf))
+            etl_sched_take(ps->an, &x->it, &x->wo, &x->wn, &x->sf)) {
+            if (__builtin_expect(ps->seen != NULL, 0))
+                etl_filter_switch_seen(ps->seen, &x->it.u.sw, &x->wo, &x->wn);
             return true;
+        }
         etl_file_nomem(f);
         return false;
     }
@@ -366,7 +370,8 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
      * switches to CSV on two threads: 1.29 s with an ordinary copy, 1.12
      * s); with one thread it is built in its slot. */
     struct sw_item cur;
-    struct sw_pass ps = { f, r, map, an, { NULL } };
+    struct sw_pass ps = { f, r, map, an, { NULL },
+                          etl_filter_who(o->filter) ? o->filter : NULL };
     while (pp && (x = threads > 1 ? &cur : etl_pipe_slot(pp)) != NULL && next_switch(&ps, x)) {
         if ((threads > 1 ? etl_pipe_put(pp, &cur) : etl_pipe_commit(pp)) != 0)
             break;
@@ -378,7 +383,7 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     rc = rc ? rc : etl_print_end_table(p);
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
-        etl_view_switches_end(f, r, s, o->filter);
+        etl_view_switches_end(f, r, s, o->filter, ETL_SEEN_SWITCHES);
     etl_who_cache_fini(&ps.who);
     etl_sched_warn(an, f);
     etl_sched_free(an);

@@ -520,21 +520,29 @@ bool etl_usage_pass(struct etl_file *f, struct etl_switch_reader *r, bool strict
 {
     const struct etl_clock *clk = etl_file_clock(f);
     struct etl_sched_item it;
-    while (etl_sched_next(r, &it)) {
+    struct etl_who_cache who = { NULL };
+    bool ok = true;
+    while (ok && etl_sched_next(r, &it)) {
         if (it.kind == ETL_SCHED_INTR) {
-            if (!etl_runs_intr(runs, &it))
-                return false;
+            ok = etl_runs_intr(runs, &it);
             continue;
         }
         if (it.kind != ETL_SCHED_SWITCH)
             continue;
-        if (!etl_runs_switch(runs, &it.u.sw, it.linked) ||
-            !etl_usage_advance(u, runs, etl_clock_ns(clk, it.ts), it.cpu))
-            return false;
-        if (strict && etl_file_problems(f))
+        /* The --tid and --pid entries the trace has: who its threads are. */
+        if (etl_filter_who(runs->flt)) {
+            struct etl_who wo, wn;
+            if (!(ok = etl_procmap_switch_who(runs->map, &who, &it.u.sw, &wo, &wn)))
+                break;
+            etl_filter_switch_seen(runs->flt, &it.u.sw, &wo, &wn);
+        }
+        ok = etl_runs_switch(runs, &it.u.sw, it.linked) &&
+             etl_usage_advance(u, runs, etl_clock_ns(clk, it.ts), it.cpu);
+        if (ok && strict && etl_file_problems(f))
             break;
     }
-    return etl_usage_finish(u);
+    etl_who_cache_fini(&who);
+    return ok && etl_usage_finish(u);
 }
 
 /* ---- the view ------------------------------------------------------------------- */
@@ -680,7 +688,7 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
     else if (v.rc == 0)
         v.rc = etl_print_end_table(p);
     if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f)))
-        etl_view_switches_end(f, sp.reader, sp.streams, o->filter);
+        etl_view_switches_end(f, sp.reader, sp.streams, o->filter, ETL_SEEN_SWITCHES);
     etl_usage_free(v.u);
     etl_runs_free(v.runs);
     etl_switch_pass_close(&sp);
