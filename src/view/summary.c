@@ -1838,7 +1838,7 @@ static bool read_all(struct summary *m, struct etl_switch_reader *r, struct etl_
             break;
         }
         if (sw && etl_filter_who(m->flt))
-            etl_filter_switch_seen(m->flt, &it.u.sw, &wo, &wn);
+            etl_filter_switch_seen(m->flt, &it.u.sw, &wo, &wn); /* before any filter */
         if (sw)
             account_switch(m, &it, &sf, &wo, &wn);
         else if (it.kind == ETL_SCHED_INTR)
