@@ -579,22 +579,23 @@ void etl_filter_notes_end(const struct etl_filter *f, const struct etl_streams *
     etl_filter_notes_end_at(f, any, last, seen, file);
 }
 
-void etl_filter_thread_seen(const struct etl_filter *f, uint32_t tid, const struct etl_who *w)
+/* Records the entries that thread tid of process w (when known) matches. */
+static void thread_seen(const struct etl_filter *f, uint32_t tid, const struct etl_who *w)
 {
-    if (!etl_filter_who(f))
-        return;
     id_hits(&f->tid, tid);
-    if (w && w->known)
+    if (w->known)
         id_hits(&f->pid, w->pid);
 }
 
 void etl_filter_switch_seen(const struct etl_filter *f, const struct etl_switch *sw,
                             const struct etl_who *wo, const struct etl_who *wn)
 {
+    if (!etl_filter_who(f))
+        return;
     if (sw->has & SW_OLD_TID)
-        etl_filter_thread_seen(f, sw->old_tid, wo);
+        thread_seen(f, sw->old_tid, wo);
     if (sw->has & SW_NEW_TID)
-        etl_filter_thread_seen(f, sw->new_tid, wn);
+        thread_seen(f, sw->new_tid, wn);
 }
 
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts)

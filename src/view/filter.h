@@ -104,11 +104,9 @@ static inline bool etl_filter_who(const struct etl_filter *f)
 /* Records the --tid and --pid entries that the old and new threads of
  * switch sw match (wo, wn: their processes at its time, as etl_procmap_who
  * gives them), whatever the other filters say; a thread whose process is
- * not known matches no --pid entry. etl_filter_thread_seen records one
- * thread (w NULL: its process is not known). */
+ * not known matches no --pid entry. */
 void etl_filter_switch_seen(const struct etl_filter *f, const struct etl_switch *sw,
                             const struct etl_who *wo, const struct etl_who *wn);
-void etl_filter_thread_seen(const struct etl_filter *f, uint32_t tid, const struct etl_who *w);
 
 /* Returns true if the raw time ts lies in --range (inclusive). */
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts);
