@@ -221,5 +221,9 @@ int etl_logger_context_check(const char *windows, const char *arch, char *err, s
  * -3 when out of memory. */
 int etl_run_logger_context(struct etl_printer *p, const char *spec, const char *windows,
                            const char *arch, char *err, size_t cap);
+/* The FILE of a --logger-context spec "FILE[@OFFSET]", as
+ * etl_run_logger_context reads it (malloc'd, the caller frees); NULL when
+ * out of memory. */
+char *etl_logger_context_file(const char *spec);
 
 #endif

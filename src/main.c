@@ -188,6 +188,12 @@ static int output_open(struct output *o, const char *name)
         }
         return 0;
     }
+    /* A file the user may not write is left alone, as a shell's > would
+     * leave it, though its directory would let it be replaced. */
+    if (exists && faccessat(AT_FDCWD, name, W_OK, AT_EACCESS) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
+        return EXIT_WRITE;
+    }
     /* Through a symbolic link, the file it names is replaced. */
     o->target = exists ? realpath(name, NULL) : strdup(name);
     if (!o->target) {
@@ -254,19 +260,33 @@ static int output_close(struct output *o, bool keep)
     return err;
 }
 
-/* Returns true if the output is the same file as an input. */
-static bool output_is_input(const char *output, char **inputs, int n, const char **which)
+/* Whether the file named path is the output's (so); false when it cannot
+ * be looked at. */
+static bool same_file(const char *path, const struct stat *so)
 {
-    struct stat so, si;
+    struct stat si;
+    bool std = strcmp(path, "-") == 0;
+    return (std ? fstat(STDIN_FILENO, &si) : stat(path, &si)) == 0 &&
+           si.st_dev == so->st_dev && si.st_ino == so->st_ino;
+}
+
+/* Returns true if the output is the same file as an input: one of the n
+ * inputs, or extra (the file of --logger-context; NULL: none). */
+static bool output_is_input(const char *output, char **inputs, int n, const char *extra,
+                            const char **which)
+{
+    struct stat so;
     if (!output || stat(output, &so) != 0)
         return false;
     for (int i = 0; i < n; i++) {
-        bool std = strcmp(inputs[i], "-") == 0;
-        if ((std ? fstat(STDIN_FILENO, &si) : stat(inputs[i], &si)) == 0 &&
-            si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-            *which = std ? stdin_name : inputs[i];
+        if (same_file(inputs[i], &so)) {
+            *which = strcmp(inputs[i], "-") == 0 ? stdin_name : inputs[i];
             return true;
         }
+    }
+    if (extra && strcmp(extra, "-") != 0 && same_file(extra, &so)) {
+        *which = extra;
+        return true;
     }
     return false;
 }
@@ -319,7 +339,7 @@ static void usage(FILE *to)
         "                           raw (clock ticks) or abs (UTC, ISO 8601)\n"
         "  -o, --output=FILE        write to FILE instead of standard output; it is\n"
         "                           replaced only when the run succeeds, and never\n"
-        "                           when it is one of the inputs\n"
+        "                           when it is one of the inputs or read-only\n"
         "      --crlf               CSV lines end in CRLF (default: LF)\n"
         "      --no-header          no header row (CSV) or header lines (text)\n"
         "  -H, --with-filename      a first column `file` on every row (the default\n"
@@ -698,12 +718,20 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     if (!etl_printer_exists(format))
         return usage_error("unknown format '%s' (text, csv, xml, json, perfetto or svg)",
                            format);
+    /* The memory image of --logger-context is an input as much as FILE. */
+    char *lc_file = NULL;
+    if (lc_spec && output && !(lc_file = etl_logger_context_file(lc_spec))) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        return EXIT_NOMEM;
+    }
     const char *same;
-    if (output_is_input(output, argv + optind, ninputs, &same)) {
+    bool refuse = output_is_input(output, argv + optind, ninputs, lc_file, &same);
+    if (refuse)
         fprintf(stderr, "%s: -o %s is the input %s: refusing to overwrite it\n",
                 progname, output, same);
+    free(lc_file);
+    if (refuse)
         return EXIT_USAGE;
-    }
     if (etl_format_check(format, view, ninputs, !output && isatty(STDOUT_FILENO),
                          ferr, sizeof ferr) != 0) {
         fprintf(stderr, "%s: %s\n", progname, ferr);

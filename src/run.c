@@ -282,6 +282,13 @@ int etl_logger_context_check(const char *windows, const char *arch, char *err, s
     return 0;
 }
 
+char *etl_logger_context_file(const char *spec)
+{
+    char *path;
+    uint64_t offset;
+    return etl_lc_spec_parse(spec, &path, &offset) ? path : NULL;
+}
+
 int etl_run_logger_context(struct etl_printer *p, const char *spec, const char *windows,
                            const char *arch, char *err, size_t cap)
 {

@@ -45,6 +45,15 @@ expect "-o onto the input by another name" 2 "$etldump" -o "$tmp/d/alias.etl" "$
 check "-o by another name: untouched" cmp -s "$sample" "$tmp/d/victim.etl"
 expect "-o onto standard input's file" 2 sh -c "'$etldump' -o '$tmp/d/victim.etl' - < '$tmp/d/victim.etl'"
 check "-o onto standard input: untouched" cmp -s "$sample" "$tmp/d/victim.etl"
+cp "$sample" "$tmp/d/image.bin"
+expect "-o onto the memory image of --logger-context" 2 "$etldump" \
+    --logger-context="$tmp/d/image.bin@0x40" --windows=10.0 --arch=x64 -o "$tmp/d/./image.bin"
+check "-o onto --logger-context's image: untouched" cmp -s "$sample" "$tmp/d/image.bin"
+check "-o onto --logger-context's image: says why" \
+    grep -q '^etldump: -o .*image.bin is the input .*image.bin: refusing to overwrite it' "$tmp/err"
+expect "--logger-context -o elsewhere" 0 "$etldump" \
+    --logger-context="$tmp/d/image.bin@0x40" --windows=10.0 --arch=x64 -o "$tmp/d/lc.txt"
+check "--logger-context -o elsewhere: written" grep -q '^offset: 0x00000040' "$tmp/d/lc.txt"
 check "no temporary file left" test "$(leftovers "$tmp/d")" = 0
 
 # A good file is replaced only by a complete run, keeping its permissions.
@@ -57,6 +66,28 @@ ln -s out.csv "$tmp/d/link.csv"
 expect "-o through a link" 0 "$etldump" -f json -o "$tmp/d/link.csv" "$sample"
 check "-o through a link: the link stays a link to the new file" \
     sh -c "test -L '$tmp/d/link.csv' && head -c 1 '$tmp/d/out.csv' | grep -q '{'"
+# A file the user may not write stays, though its directory is writable
+# (as a shell's > leaves it). Root may write anything: it is tried as
+# nobody then, in a directory of its own.
+ro=$(mktemp -d) || exit 1
+chmod 777 "$ro"
+cp "$sample" "$ro/in.etl"
+printf 'old contents\n' > "$ro/ro.csv"
+chmod 444 "$ro/ro.csv"
+as_user=
+if [ "$(id -u)" -eq 0 ]; then
+    chown 65534 "$ro/ro.csv" "$ro/in.etl" 2>/dev/null
+    as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+if $as_user "$etldump" --version > /dev/null 2>&1; then
+    expect "-o onto a read-only file" 4 $as_user "$etldump" -f csv -o "$ro/ro.csv" "$ro/in.etl"
+    check "-o onto a read-only file: as it was" test "$(cat "$ro/ro.csv")" = "old contents"
+    check "-o onto a read-only file: says why" grep -q "^etldump: .*ro.csv: Permission denied" "$tmp/err"
+    check "-o onto a read-only file: no temporary file" test "$(leftovers "$ro")" = 0
+else
+    skip=$((skip + 1)); echo "unix: skipped the read-only output test: etldump cannot run as user 65534 here"
+fi
+rm -rf "$ro"
 printf 'old contents\n' > "$tmp/d/keep.csv"
 if nm "$etldump" 2>/dev/null | grep -q '__asan_init\|__msan_init\|__tsan_init'; then
     skip=$((skip + 1)); echo "unix: skipped the failed-run test: $etldump is built with a sanitizer, whose allocator build/failalloc.so cannot replace"
