@@ -270,13 +270,15 @@ static bool same_file(const char *path, const struct stat *so)
            si.st_dev == so->st_dev && si.st_ino == so->st_ino;
 }
 
-/* Returns true if the output is the same file as an input: one of the n
- * inputs, or extra (the file of --logger-context; NULL: none). */
+/* Returns true if the output (-o output, or standard output when output is
+ * NULL: a shell's >> onto an input) is the same file as an input: one of the
+ * n inputs, or extra (the file of --logger-context; NULL: none). */
 static bool output_is_input(const char *output, char **inputs, int n, const char *extra,
                             const char **which)
 {
     struct stat so;
-    if (!output || stat(output, &so) != 0)
+    if (output ? stat(output, &so) != 0
+               : fstat(STDOUT_FILENO, &so) != 0 || !S_ISREG(so.st_mode))
         return false;
     for (int i = 0; i < n; i++) {
         if (same_file(inputs[i], &so)) {
@@ -718,17 +720,22 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     if (!etl_printer_exists(format))
         return usage_error("unknown format '%s' (text, csv, xml, json, perfetto or svg)",
                            format);
+    if (output && !*output)
+        return usage_error("-o: an empty file name");
     /* The memory image of --logger-context is an input as much as FILE. */
     char *lc_file = NULL;
-    if (lc_spec && output && !(lc_file = etl_logger_context_file(lc_spec))) {
+    if (lc_spec && !(lc_file = etl_logger_context_file(lc_spec))) {
         fprintf(stderr, "%s: out of memory\n", progname);
         return EXIT_NOMEM;
     }
     const char *same;
     bool refuse = output_is_input(output, argv + optind, ninputs, lc_file, &same);
-    if (refuse)
+    if (refuse && output)
         fprintf(stderr, "%s: -o %s is the input %s: refusing to overwrite it\n",
                 progname, output, same);
+    else if (refuse)
+        fprintf(stderr, "%s: standard output is the input %s: refusing to write into it\n",
+                progname, same);
     free(lc_file);
     if (refuse)
         return EXIT_USAGE;

@@ -45,6 +45,15 @@ expect "-o onto the input by another name" 2 "$etldump" -o "$tmp/d/alias.etl" "$
 check "-o by another name: untouched" cmp -s "$sample" "$tmp/d/victim.etl"
 expect "-o onto standard input's file" 2 sh -c "'$etldump' -o '$tmp/d/victim.etl' - < '$tmp/d/victim.etl'"
 check "-o onto standard input: untouched" cmp -s "$sample" "$tmp/d/victim.etl"
+# A shell's >> onto an input (cat's "input file is output file").
+expect ">> onto the input" 2 sh -c "'$etldump' -f csv '$tmp/d/victim.etl' >> '$tmp/d/victim.etl'"
+check ">> onto the input: untouched" cmp -s "$sample" "$tmp/d/victim.etl"
+check ">> onto the input: says why" \
+    grep -q '^etldump: standard output is the input .*victim.etl: refusing to write into it' "$tmp/err"
+expect ">> onto standard input's file" 2 sh -c "'$etldump' - < '$tmp/d/victim.etl' >> '$tmp/d/victim.etl'"
+check ">> onto standard input's file: untouched" cmp -s "$sample" "$tmp/d/victim.etl"
+expect "-o ''" 2 "$etldump" -o '' "$sample"
+check "-o '': says why" grep -q "^etldump: -o: an empty file name" "$tmp/err"
 cp "$sample" "$tmp/d/image.bin"
 expect "-o onto the memory image of --logger-context" 2 "$etldump" \
     --logger-context="$tmp/d/image.bin@0x40" --windows=10.0 --arch=x64 -o "$tmp/d/./image.bin"
