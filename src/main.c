@@ -233,7 +233,12 @@ static int output_open(struct output *o, const char *name)
         umask(mask);
         mode = 0666 & ~mask;
     }
-    /* Should it fail, the file keeps mkstemp's owner-only permissions. */
+    /* The old file's owner and group too, where the user may give them (root
+     * replacing another user's file); should that fail, the file is the
+     * user's, and should fchmod fail, it keeps mkstemp's owner-only
+     * permissions. */
+    if (exists && (st.st_uid != geteuid() || st.st_gid != getegid()))
+        (void)!fchown(o->fd, st.st_uid, st.st_gid);
     (void)fchmod(o->fd, mode);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);

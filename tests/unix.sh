@@ -71,6 +71,13 @@ chmod 640 "$tmp/d/out.csv"
 expect "-o replaces" 0 "$etldump" -f csv -o "$tmp/d/out.csv" "$sample"
 check "-o replaces: the new output" test "$(wc -l < "$tmp/d/out.csv")" -eq 801
 check "-o replaces: the mode kept" test "$(stat -c %a "$tmp/d/out.csv")" = 640
+if [ "$(id -u)" -eq 0 ]; then
+    chown 65534:65534 "$tmp/d/out.csv"
+    expect "-o replaces another user's file" 0 "$etldump" -f csv -o "$tmp/d/out.csv" "$sample"
+    check "-o replaces another user's file: its owner and group kept" \
+        test "$(stat -c %u:%g "$tmp/d/out.csv")" = 65534:65534
+    chown 0:0 "$tmp/d/out.csv"
+fi
 ln -s out.csv "$tmp/d/link.csv"
 expect "-o through a link" 0 "$etldump" -f json -o "$tmp/d/link.csv" "$sample"
 check "-o through a link: the link stays a link to the new file" \
