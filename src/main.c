@@ -156,6 +156,16 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* Has on_signal catch sig, unless it is ignored (nohup, a background job of
+ * a shell without job control): such a run goes on as it would have. */
+static void catch_signal(int sig)
+{
+    struct sigaction now;
+    if (sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_IGN)
+        return;
+    signal(sig, on_signal);
+}
+
 /* Where the output goes. */
 struct output {
     const char *name;         /* as given, or NULL for standard output */
@@ -240,9 +250,10 @@ static int output_open(struct output *o, const char *name)
     if (exists && (st.st_uid != geteuid() || st.st_gid != getegid()))
         (void)!fchown(o->fd, st.st_uid, st.st_gid);
     (void)fchmod(o->fd, mode);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
+    catch_signal(SIGINT);
+    catch_signal(SIGTERM);
+    catch_signal(SIGHUP);
+    catch_signal(SIGQUIT);
     return 0;
 }
 
@@ -773,6 +784,10 @@ static int run(int argc, char **argv, struct etl_filter *filter)
 
     /* A reader that goes away is not an error: EPIPE ends the output quietly. */
     signal(SIGPIPE, SIG_IGN);
+    /* Past the limit of ulimit -f a write fails with EFBIG, a write error
+     * like a full disk (the temporary output removed), instead of the
+     * signal ending the run where it stands. */
+    signal(SIGXFSZ, SIG_IGN);
     struct output out;
     int ost = output_open(&out, output);
     if (ost != 0)

@@ -118,15 +118,47 @@ fi
 # temporary output exists by then.
 printf 'old contents\n' > "$tmp/d/keep.csv"
 mkfifo "$tmp/slow"
-"$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/slow" 2>/dev/null &
-pid=$!
-sleep 0.5
-check "interrupted run: a temporary output while running" test "$(leftovers "$tmp/d")" = 1
-kill -TERM "$pid" 2>/dev/null
-{ wait "$pid"; } 2>/dev/null
-rc=$?
-check "interrupted run: killed by the signal (status $rc)" test "$rc" -gt 128
-check "interrupted run: the old file as it was" test "$(cat "$tmp/d/keep.csv")" = "old contents"
+# A shell's background job starts with SIGINT and SIGQUIT ignored: env
+# gives them back their default (coreutils 8.31 and later).
+sigs=TERM
+if env --default-signal=QUIT true 2>/dev/null; then
+    sigs="TERM QUIT"
+else
+    skip=$((skip + 1)); echo "unix: skipped the SIGQUIT run: env has no --default-signal"
+fi
+for sig in $sigs; do
+    (ulimit -c 0; exec env --default-signal=QUIT "$etldump" -f csv -o "$tmp/d/keep.csv" \
+        "$tmp/slow") 2>/dev/null &
+    pid=$!
+    sleep 0.5
+    check "interrupted run (SIG$sig): a temporary output while running" \
+        test "$(leftovers "$tmp/d")" = 1
+    kill -$sig "$pid" 2>/dev/null
+    { wait "$pid"; } 2>/dev/null
+    rc=$?
+    check "interrupted run (SIG$sig): killed by the signal (status $rc)" test "$rc" -gt 128
+    check "interrupted run (SIG$sig): the old file as it was" \
+        test "$(cat "$tmp/d/keep.csv")" = "old contents"
+    check "interrupted run (SIG$sig): no temporary file left" test "$(leftovers "$tmp/d")" = 0
+done
+# A signal ignored as the run starts (nohup) stays ignored: the run goes on.
+if env --ignore-signal=HUP true 2>/dev/null; then
+    env --ignore-signal=HUP "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/slow" 2>/dev/null &
+    pid=$!
+    sleep 0.5
+    kill -HUP "$pid" 2>/dev/null
+    sleep 0.3
+    check "SIGHUP ignored as under nohup: the run goes on" kill -0 "$pid"
+    kill -TERM "$pid" 2>/dev/null
+    { wait "$pid"; } 2>/dev/null
+    check "SIGHUP ignored: the old file as it was" test "$(cat "$tmp/d/keep.csv")" = "old contents"
+else
+    skip=$((skip + 1)); echo "unix: skipped the nohup run: env has no --ignore-signal"
+fi
+# Past ulimit -f: a write error (status 4), not SIGXFSZ where the run stands.
+expect "past ulimit -f" 4 sh -c "ulimit -f 8; exec '$etldump' -f csv -o '$tmp/d/keep.csv' '$procs'"
+check "past ulimit -f: says so" grep -q "^etldump: .*keep.csv: File too large" "$tmp/err"
+check "past ulimit -f: the old file as it was" test "$(cat "$tmp/d/keep.csv")" = "old contents"
 check "no temporary file left after failures" test "$(leftovers "$tmp/d")" = 0
 expect "-o to a device" 0 "$etldump" -f csv -o /dev/null "$sample"
 
