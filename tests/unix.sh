@@ -174,6 +174,20 @@ wait
 expect "damaged standard input" 1 sh -c "head -c 20000 '$sample' | '$etldump' --events=all -"
 check "damaged standard input: named" grep -q '^etldump: (standard input): offset 0x4000: buffer of 8192 bytes is truncated' "$tmp/err"
 expect "not ETL on standard input" 3 sh -c "printf 'hello' | '$etldump' -"
+# A stream that is not ETL is copied only as far as its first bytes say
+# so: endless ones end (before, they filled $TMPDIR's disk).
+expect "/dev/zero" 3 timeout 60 "$etldump" /dev/zero
+check "/dev/zero: not an ETL file" grep -q '^etldump: /dev/zero: offset 0x0: not an ETL file' "$tmp/err"
+expect "yes | etldump -" 3 sh -c "yes | timeout 60 '$etldump' -"
+# A logfile header in a first buffer that says it is 4 GiB: a file of up to
+# 16 MiB is read, and a longer one is not ETL; so is a stream past 16 MiB.
+fourgig="printf '\\377\\377\\377\\377'; tail -c +5 '$sample' | head -c 8188"
+expect "a first buffer of 4 GiB, then zeros without end" 3 \
+    sh -c "{ $fourgig; exec cat /dev/zero; } | timeout 60 '$etldump' -"
+check "a first buffer of 4 GiB: not an ETL file" grep -q 'offset 0x0: not an ETL file' "$tmp/err"
+sh -c "{ $fourgig; head -c 1000000 /dev/zero; } | '$etldump' --stats -" > "$tmp/out" 2> "$tmp/err"
+check "a first buffer of 4 GiB, then 1 MB of zeros: read" \
+    grep -q '^# (standard input): Windows 10.0 build 19041' "$tmp/out"
 check "spooled input leaves nothing behind" test -z "$(ls -A "$TMPDIR" 2>/dev/null | grep '^etldump-')"
 
 # ---- fit pipelines -----------------------------------------------------------

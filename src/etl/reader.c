@@ -260,6 +260,36 @@ void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buff
 /* Reads the header buffer's first record into f->hdr: ETL_OPEN_OK,
  * ETL_OPEN_NOT_ETL when it is not an ETL logfile header, ETL_OPEN_IO when
  * it cannot be read (errno set), ETL_OPEN_NOMEM (f->nomem set). */
+/* The logfile header is the first record of the first buffer, whose size
+ * is a u16 (§3.3, §4.1): a buffer larger than this is not read whole for
+ * it. */
+#define LOGFILE_SPAN_MAX (ETL_BUF_HEADER_SIZE + 0xFFFFu)
+
+/* How many bytes from the start of a file of file_size bytes, whose first
+ * buffer has header b, hold its logfile header: 0 when b says it is not an
+ * ETL file. */
+static size_t logfile_span(const struct etl_buffer *b, uint64_t file_size)
+{
+    if (b->flags & ETL_BUF_FLAG_COMPRESSED)
+        return 0;
+    /* A file cut inside its header buffer still has its logfile header. */
+    uint64_t n = b->size < file_size ? b->size : file_size;
+    if (n < ETL_BUF_HEADER_SIZE + 0x20 || n > ETL_MAX_BUFFER_SIZE)
+        return 0;
+    return n > LOGFILE_SPAN_MAX ? LOGFILE_SPAN_MAX : (size_t)n;
+}
+
+/* Whether the n bytes at mem (logfile_span of them) begin with a logfile
+ * header: parsed into *hdr, its record into *ev. */
+static bool logfile_parse(const uint8_t *mem, size_t n, struct etl_event *ev,
+                          struct etl_logfile *hdr)
+{
+    size_t next;
+    const char *why;
+    return etl_parse_event(mem, n, ETL_BUF_HEADER_SIZE, ev, &next, &why) == ETL_PARSE_OK &&
+           etl_parse_logfile(ev, hdr);
+}
+
 static enum etl_open_status read_logfile_header(struct etl_file *f)
 {
     uint8_t h[ETL_BUF_HEADER_SIZE];
@@ -269,18 +299,9 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
         return ETL_OPEN_IO;
     struct etl_buffer b;
     etl_decode_buffer_header(h, 0, &b);
-    if (b.flags & ETL_BUF_FLAG_COMPRESSED)
+    size_t n = logfile_span(&b, f->file_size);
+    if (n == 0)
         return ETL_OPEN_NOT_ETL;
-    /* A file cut inside its header buffer still has its logfile header. */
-    size_t n = b.size;
-    if (n > f->file_size)
-        n = (size_t)f->file_size;
-    if (n < ETL_BUF_HEADER_SIZE + 0x20 || n > ETL_MAX_BUFFER_SIZE)
-        return ETL_OPEN_NOT_ETL;
-    /* The logfile header is the buffer's first record, whose size is a u16
-     * (§3.3, §4.1): a 16 MiB buffer is not read whole for it. */
-    if (n > ETL_BUF_HEADER_SIZE + 0xFFFFu)
-        n = ETL_BUF_HEADER_SIZE + 0xFFFFu;
     uint8_t *mem = malloc(n);
     if (!mem) {
         f->nomem = true;
@@ -289,12 +310,7 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
     enum etl_open_status st = ETL_OPEN_IO;
     if (read_at(f, mem, n, 0)) {
         struct etl_event ev;
-        size_t next;
-        const char *why;
-        st = etl_parse_event(mem, n, ETL_BUF_HEADER_SIZE, &ev, &next, &why) == ETL_PARSE_OK &&
-                     etl_parse_logfile(&ev, &f->hdr)
-                 ? ETL_OPEN_OK
-                 : ETL_OPEN_NOT_ETL;
+        st = logfile_parse(mem, n, &ev, &f->hdr) ? ETL_OPEN_OK : ETL_OPEN_NOT_ETL;
         if (st == ETL_OPEN_OK && f->hdr.name_damage_at)
             etl_report_event(f, &ev, f->hdr.name_damage_at,
                              "logfile header: name without its terminator");
@@ -303,6 +319,31 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
     free(mem);
     errno = e;
     return st;
+}
+
+/* Whether the first bytes of a stream, `have` of them (the first
+ * LOGFILE_SPAN_MAX at most in head), already show it is not an ETL file
+ * whatever follows: read_logfile_header would say so of every file they
+ * begin, as long as it may be (logfile_span's cases). The stream is then
+ * copied no further. */
+static bool stream_not_etl(const uint8_t *head, uint64_t have)
+{
+    if (have < ETL_BUF_HEADER_SIZE)
+        return false;
+    struct etl_buffer b;
+    etl_decode_buffer_header(head, 0, &b);
+    if ((b.flags & ETL_BUF_FLAG_COMPRESSED) || b.size < ETL_BUF_HEADER_SIZE + 0x20)
+        return true;
+    if (b.size > ETL_MAX_BUFFER_SIZE && have > ETL_MAX_BUFFER_SIZE)
+        return true;
+    /* Every file of `have` bytes or more has its logfile header in its
+     * first `need` bytes, or none. */
+    size_t need = b.size < LOGFILE_SPAN_MAX ? b.size : LOGFILE_SPAN_MAX;
+    if (have < need)
+        return false;
+    struct etl_event ev;
+    struct etl_logfile hdr;
+    return !logfile_parse(head, need, &ev, &hdr);
 }
 
 /* Appends buffer b to the index; false when out of memory. */
@@ -564,16 +605,20 @@ static struct etl_file *new_file(const char *name, const struct etl_diag *d)
     return f;
 }
 
-/* Copies a stream (a pipe, a FIFO, a terminal) to an unlinked temporary
- * file; returns its descriptor, or -1 (errno set; *nomem when memory ran
- * out). */
+/* Copies a stream (a pipe, a FIFO, a terminal, a device) to an unlinked
+ * temporary file; returns its descriptor, or -1 (errno set; *nomem when
+ * memory ran out). A stream whose first bytes show it is not an ETL file
+ * (stream_not_etl) is copied no further: what is copied says so, and an
+ * endless one (/dev/zero) does not fill the disk. */
 static int spool(int in, bool *nomem)
 {
     enum { CHUNK = 1 << 20 };
     char *buf = malloc(CHUNK);
+    uint8_t *head = malloc(LOGFILE_SPAN_MAX);
+    bool judged = false; /* what stream_not_etl says is final (false) */
     int fd = -1;
     uint64_t off = 0;
-    if (!buf) {
+    if (!buf || !head) {
         *nomem = true;
         errno = ENOMEM;
     } else {
@@ -590,9 +635,19 @@ static int spool(int in, bool *nomem)
             close(fd);
             fd = -1;
             errno = e;
+            break;
+        }
+        if (off < LOGFILE_SPAN_MAX) {
+            size_t k = LOGFILE_SPAN_MAX - (size_t)off;
+            memcpy(head + off, buf, (size_t)r < k ? (size_t)r : k);
         }
         off += (uint64_t)r;
+        if (!judged && stream_not_etl(head, off))
+            break;
+        /* Past these, no later byte changes what stream_not_etl says. */
+        judged = off > LOGFILE_SPAN_MAX && off > ETL_MAX_BUFFER_SIZE;
     }
+    free(head);
     free(buf);
     return fd;
 }
