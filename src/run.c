@@ -3,6 +3,7 @@
  * view and one printer, and the views that read no trace.
  */
 #include "etldump.h"
+#include "spill.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -156,8 +157,14 @@ static enum etl_result dump(const struct etl_input *in, const struct etl_view_op
     if (!f) {
         if (st == ETL_OPEN_NOMEM)
             return ETL_RESULT_NOMEM;
-        if (st == ETL_OPEN_IO) {
+        if (st == ETL_OPEN_IO || st == ETL_OPEN_TEMP) {
+            char temp[512];
             const char *why = strerror(errno);
+            if (st == ETL_OPEN_TEMP) {
+                snprintf(temp, sizeof temp, "cannot copy it to a temporary file in %s: %s",
+                         etl_temp_dir(), why);
+                why = temp;
+            }
             etl_print_problem(p, 0, why);
             if (m && m->unreadable)
                 m->unreadable(m->ctx, in->name, why);

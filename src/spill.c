@@ -13,11 +13,15 @@
 #include "grow.h"
 #include "sort.h"
 
-int etl_temp_fd(bool *nomem)
+const char *etl_temp_dir(void)
 {
     const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
+    return dir && *dir ? dir : "/tmp";
+}
+
+int etl_temp_fd(bool *nomem)
+{
+    const char *dir = etl_temp_dir();
     size_t n = strlen(dir) + sizeof "/etldump-XXXXXX";
     char *tmpl = malloc(n);
     if (!tmpl) {

@@ -17,6 +17,8 @@
 /* Makes an unlinked temporary file; returns its descriptor, or -1 (errno
  * set; *nomem set when memory ran out). */
 int etl_temp_fd(bool *nomem);
+/* The directory etl_temp_fd makes its files in: $TMPDIR, or /tmp. */
+const char *etl_temp_dir(void);
 
 /* Writes all of buf[0..n) at off; false (errno set) on an error. */
 bool etl_pwrite_full(int fd, const void *buf, size_t n, uint64_t off);

@@ -188,6 +188,10 @@ check "a first buffer of 4 GiB: not an ETL file" grep -q 'offset 0x0: not an ETL
 sh -c "{ $fourgig; head -c 1000000 /dev/zero; } | '$etldump' --stats -" > "$tmp/out" 2> "$tmp/err"
 check "a first buffer of 4 GiB, then 1 MB of zeros: read" \
     grep -q '^# (standard input): Windows 10.0 build 19041' "$tmp/out"
+expect "standard input with no \$TMPDIR to copy it to" 3 \
+    sh -c "cat '$sample' | TMPDIR='$tmp/none' '$etldump' -"
+check "no \$TMPDIR: says where it could not copy it" grep -q \
+    "^etldump: (standard input): cannot copy it to a temporary file in $tmp/none: No such file" "$tmp/err"
 check "spooled input leaves nothing behind" test -z "$(ls -A "$TMPDIR" 2>/dev/null | grep '^etldump-')"
 
 # ---- fit pipelines -----------------------------------------------------------

@@ -153,6 +153,8 @@ enum etl_open_status {
     ETL_OPEN_IO,       /* cannot be opened or read (errno kept) */
     ETL_OPEN_NOT_ETL,  /* no ETL header buffer at the start */
     ETL_OPEN_NOMEM,    /* out of memory */
+    ETL_OPEN_TEMP,     /* a stream could not be copied to a temporary file
+                        * (etl_temp_dir; errno kept) */
 };
 
 /*

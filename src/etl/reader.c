@@ -607,10 +607,10 @@ static struct etl_file *new_file(const char *name, const struct etl_diag *d)
 
 /* Copies a stream (a pipe, a FIFO, a terminal, a device) to an unlinked
  * temporary file; returns its descriptor, or -1 (errno set; *nomem when
- * memory ran out). A stream whose first bytes show it is not an ETL file
+ * memory ran out, *temp when the temporary file failed, not the stream). A stream whose first bytes show it is not an ETL file
  * (stream_not_etl) is copied no further: what is copied says so, and an
  * endless one (/dev/zero) does not fill the disk. */
-static int spool(int in, bool *nomem)
+static int spool(int in, bool *nomem, bool *temp)
 {
     enum { CHUNK = 1 << 20 };
     char *buf = malloc(CHUNK);
@@ -623,6 +623,7 @@ static int spool(int in, bool *nomem)
         errno = ENOMEM;
     } else {
         fd = etl_temp_fd(nomem);
+        *temp = fd < 0 && !*nomem;
     }
     while (fd >= 0) {
         ssize_t r = read(in, buf, CHUNK);
@@ -631,6 +632,7 @@ static int spool(int in, bool *nomem)
         if (r == 0)
             break;
         if (r < 0 || !etl_pwrite_full(fd, buf, (size_t)r, off)) {
+            *temp = r >= 0;
             int e = errno;
             close(fd);
             fd = -1;
@@ -667,10 +669,15 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
     }
     int own = -1;
     if (!S_ISREG(sb.st_mode)) {
-        bool nomem = false;
-        own = spool(fd, &nomem);
+        bool nomem = false, temp = false;
+        own = spool(fd, &nomem, &temp);
         if (own < 0 || fstat(own, &sb) != 0) {
-            *st = nomem ? ETL_OPEN_NOMEM : ETL_OPEN_IO;
+            *st = nomem ? ETL_OPEN_NOMEM : temp || own >= 0 ? ETL_OPEN_TEMP : ETL_OPEN_IO;
+            if (own >= 0) {
+                int e = errno;
+                close(own);
+                errno = e;
+            }
             return NULL;
         }
         fd = own;
