@@ -257,9 +257,6 @@ void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buff
         b->cpu = h[BH_CLIENT_CONTEXT];
 }
 
-/* Reads the header buffer's first record into f->hdr: ETL_OPEN_OK,
- * ETL_OPEN_NOT_ETL when it is not an ETL logfile header, ETL_OPEN_IO when
- * it cannot be read (errno set), ETL_OPEN_NOMEM (f->nomem set). */
 /* The logfile header is the first record of the first buffer, whose size
  * is a u16 (§3.3, §4.1): a buffer larger than this is not read whole for
  * it. */
@@ -290,6 +287,9 @@ static bool logfile_parse(const uint8_t *mem, size_t n, struct etl_event *ev,
            etl_parse_logfile(ev, hdr);
 }
 
+/* Reads the header buffer's first record into f->hdr: ETL_OPEN_OK,
+ * ETL_OPEN_NOT_ETL when it is not an ETL logfile header, ETL_OPEN_IO when
+ * it cannot be read (errno set), ETL_OPEN_NOMEM (f->nomem set). */
 static enum etl_open_status read_logfile_header(struct etl_file *f)
 {
     uint8_t h[ETL_BUF_HEADER_SIZE];
@@ -607,9 +607,10 @@ static struct etl_file *new_file(const char *name, const struct etl_diag *d)
 
 /* Copies a stream (a pipe, a FIFO, a terminal, a device) to an unlinked
  * temporary file; returns its descriptor, or -1 (errno set; *nomem when
- * memory ran out, *temp when the temporary file failed, not the stream). A stream whose first bytes show it is not an ETL file
- * (stream_not_etl) is copied no further: what is copied says so, and an
- * endless one (/dev/zero) does not fill the disk. */
+ * memory ran out, *temp when the temporary file failed, not the stream).
+ * A stream whose first bytes show it is not an ETL file (stream_not_etl)
+ * is copied no further: what is copied says so, and an endless one
+ * (/dev/zero) does not fill the disk. */
 static int spool(int in, bool *nomem, bool *temp)
 {
     enum { CHUNK = 1 << 20 };
