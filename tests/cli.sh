@@ -168,6 +168,30 @@ for v in "" $views; do
     expect "-q: no notes ($v)" 0 "$etldump" -q $v $o --cpu=9 --range=17.5: "$sample"
     check "-q: no notes ($v): nothing on stderr" test ! -s "$tmp/err"
 done
+# A --range holding none of the switches (within the trace's events, and
+# whatever the other filters leave): a note in the list of switches, with
+# the times of the first and last; none in the views that count the time
+# of runs spanning the range.
+first_s=$("$etldump" -f csv "$sample" | sed -n 2p | cut -d, -f3 | sed 's/0*$//; s/\.$//')
+last_sw=$("$etldump" -f csv "$sample" | tail -n 1 | cut -d, -f3 | sed 's/0*$//; s/\.$//')
+span_note="^etldump: [^:]*demo-compact.etl: note: --range holds no context switch of this trace: its switches run from $first_s s to $last_sw s\$"
+for r in 0:0.0002 5:5.001; do
+    for t in 1 2; do
+        expect "--range holding no switch ($r, $t threads)" 0 "$etldump" -f csv --threads=$t --range=$r "$sample"
+        check "--range holding no switch ($r, $t threads): one note" \
+            sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q \"$span_note\" '$tmp/err'"
+        check "--range holding no switch ($r, $t threads): the header only" test "$(wc -l < "$tmp/out")" -eq 1
+    done
+done
+expect "--range holding switches, --cpu leaving none" 0 "$etldump" -f csv --range=0:0.0005 --cpu=2 "$sample"
+check "--range holding switches, --cpu leaving none: no note" test ! -s "$tmp/err"
+check "--range holding switches, --cpu leaving none: no row" test "$(wc -l < "$tmp/out")" -eq 1
+for v in --summary --usage; do
+    expect "--range holding no switch ($v)" 0 "$etldump" $v --range=5:5.001 "$sample"
+    check "--range holding no switch ($v): no note" test ! -s "$tmp/err"
+done
+expect "--range holding no switch, -q" 0 "$etldump" -q --range=5:5.001 "$sample"
+check "--range holding no switch, -q: nothing on stderr" test ! -s "$tmp/err"
 # --events and --hook entries that no event of a file matches get a note on
 # that file, whatever the other filters leave; entries matched in one file
 # do not count for the next.

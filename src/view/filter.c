@@ -606,6 +606,24 @@ bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, in
     return (!f->has_start || ns >= f->start_ns) && (!f->has_end || ns <= f->end_ns);
 }
 
+void etl_filter_note_switch_span(const struct etl_filter *f, const struct etl_switch_span *sp,
+                                 const struct etl_streams *s, struct etl_file *file)
+{
+    int64_t last;
+    if (!etl_filter_ranged(f) || sp->n == 0 || sp->in_range > 0 ||
+        !etl_streams_last_ts(s, &last))
+        return;
+    const struct etl_clock *clk = etl_file_clock(file);
+    if (f->has_start && f->start_ns > etl_clock_ns(clk, last))
+        return; /* said already: it starts after the last event */
+    char a[SECONDS_MAX], b[SECONDS_MAX];
+    seconds(etl_clock_ns(clk, sp->first), a);
+    seconds(etl_clock_ns(clk, sp->last), b);
+    etl_note(file, "--range holds no context switch of this trace: its switches run from %s s "
+                   "to %s s",
+             a, b);
+}
+
 /* Who an event is about: its header's thread and process (hdr), and a
  * Process or Thread event's own from its payload. */
 struct ev_who {

@@ -111,6 +111,37 @@ void etl_filter_switch_seen(const struct etl_filter *f, const struct etl_switch 
 /* Returns true if the raw time ts lies in --range (inclusive). */
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts);
 
+/* The context switches a view of them read, as far as --range goes: how
+ * many, how many in it, and the raw times of the first and the last. */
+struct etl_switch_span {
+    uint64_t n, in_range;
+    int64_t first, last;
+};
+
+/* Returns true if f has a --range: the switch list then keeps the span of
+ * its switches (etl_switch_span_add). */
+static inline bool etl_filter_ranged(const struct etl_filter *f)
+{
+    return f && (f->has_start || f->has_end);
+}
+
+/* Adds a switch at raw time ts to span sp of --range f. */
+static inline void etl_switch_span_add(struct etl_switch_span *sp, const struct etl_filter *f,
+                                       const struct etl_clock *clk, int64_t ts)
+{
+    if (sp->n++ == 0)
+        sp->first = ts;
+    sp->last = ts;
+    sp->in_range += etl_filter_time(f, clk, ts);
+}
+
+/* After a view of the switches read the trace to its end: a note when
+ * --range holds none of its switches (span sp), unless the range starts
+ * after the trace's last event (streams s), which etl_filter_notes_end
+ * notes. */
+void etl_filter_note_switch_span(const struct etl_filter *f, const struct etl_switch_span *sp,
+                                 const struct etl_streams *s, struct etl_file *file);
+
 /* Returns true if the filter looks at event names (--events=NAMES, or
  * names in --hook): the caller then passes each event's name. */
 bool etl_filter_names(const struct etl_filter *f);

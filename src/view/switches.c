@@ -311,8 +311,19 @@ struct sw_pass {
     const struct etl_procmap *map;
     struct etl_sched *an;
     struct etl_who_cache who;
-    const struct etl_filter *seen; /* with --tid or --pid: given every switch */
+    const struct etl_filter *seen; /* with --tid, --pid or --range: */
+    bool by_thread, ranged;        /* ... given every switch, and its span kept */
+    struct etl_switch_span span;
 };
+
+/* What a switch tells the filter's notes (sw_pass.seen). */
+static void pass_seen(struct sw_pass *ps, const struct sw_item *x)
+{
+    if (ps->by_thread)
+        etl_filter_switch_seen(ps->seen, &x->it.u.sw, &x->wo, &x->wn);
+    if (ps->ranged)
+        etl_switch_span_add(&ps->span, ps->seen, etl_file_clock(ps->f), x->it.u.sw.ts);
+}
 
 /* Takes the next switch from the reader into x, feeding the scheduling
  * state every event before it (read into x too); false at the end or when
@@ -330,7 +341,7 @@ static bool next_switch(struct sw_pass *ps, struct sw_item *x)
         if (etl_procmap_switch_who(ps->map, &ps->who, &x->it.u.sw, &x->wo, &x->wn) &&
             etl_sched_take(ps->an, &x->it, &x->wo, &x->wn, &x->sf)) {
             if (__builtin_expect(ps->seen != NULL, 0))
-                etl_filter_switch_seen(ps->seen, &x->it.u.sw, &x->wo, &x->wn);
+                pass_seen(ps, x);
             return true;
         }
         etl_file_nomem(f);
@@ -370,8 +381,9 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
      * switches to CSV on two threads: 1.29 s with an ordinary copy, 1.12
      * s); with one thread it is built in its slot. */
     struct sw_item cur;
-    struct sw_pass ps = { f, r, map, an, { NULL },
-                          etl_filter_who(o->filter) ? o->filter : NULL };
+    bool by_thread = etl_filter_who(o->filter), ranged = etl_filter_ranged(o->filter);
+    struct sw_pass ps = { f, r, map, an, { NULL }, by_thread || ranged ? o->filter : NULL,
+                          by_thread, ranged, { 0, 0, 0, 0 } };
     while (pp && (x = threads > 1 ? &cur : etl_pipe_slot(pp)) != NULL && next_switch(&ps, x)) {
         if ((threads > 1 ? etl_pipe_put(pp, &cur) : etl_pipe_commit(pp)) != 0)
             break;
@@ -382,8 +394,10 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         rc = etl_pipe_end(pp);
     rc = rc ? rc : etl_print_end_table(p);
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
-    if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
+    if (rc == 0 && !(o->strict && etl_file_problems(f))) { /* read to the end */
         etl_view_switches_end(f, r, s, o->filter, ETL_SEEN_SWITCHES);
+        etl_filter_note_switch_span(o->filter, &ps.span, s, f);
+    }
     etl_who_cache_fini(&ps.who);
     etl_sched_warn(an, f);
     etl_sched_free(an);
