@@ -1247,6 +1247,18 @@ static int write_run(struct summary *m, struct etl_spill *s, const uint32_t *slo
     return 1;
 }
 
+/* The spill file could not be made (made: false) or written, errno saying
+ * why: its rows stay in memory from now on, and a warning says so, for
+ * memory no longer stays flat. */
+static void spill_failed(struct summary *m, bool made)
+{
+    const char *why = strerror(errno);
+    m->no_spill = true;
+    etl_warn(m->f, "--summary: past %u threads the rows go to a temporary file in %s, which "
+                   "could not be %s (%s): they stay in memory",
+             (unsigned)LIVE_MAX, etl_temp_dir(), made ? "written" : "made", why);
+}
+
 /* Merges every run into one, in a new file, each thread's rows added up;
  * false when out of memory. When the file fails, the runs stay as they
  * were and no more rows go out. */
@@ -1262,19 +1274,29 @@ static bool compact(struct summary *m)
     size_t len = 0, kept = 0, rows = 0;
     struct thr t;
     int k = 0;
+    bool written = ns || nomem; /* no write to the new file failed */
     while (ok && (k = next_thread(m, g, &rec, &len, &t, &nomem)) > 0) {
         size_t n = row_record(m, &t);
         kept += t.nrv;
         rows += t.nrv > 0;
         ok = n > 0 && etl_spill_append(ns, m->buf, n);
+        written = ok || n == 0;
         nomem = nomem || n == 0;
         row_clear(&t);
     }
-    ok = ok && k == 0 && etl_spill_mark(ns, &r.end);
+    if (ok && k == 0)
+        ok = written = etl_spill_mark(ns, &r.end);
+    else
+        ok = false;
+    int e = errno;
     etl_merge_free(g);
     if (!ok) {
         etl_spill_free(ns);
-        m->no_spill = true;
+        errno = e;
+        if (written)
+            m->no_spill = true;
+        else
+            spill_failed(m, ns != NULL);
         return !nomem;
     }
     etl_spill_free(m->sp);
@@ -1302,7 +1324,10 @@ static bool spill_half(struct summary *m)
         bool nomem = false;
         m->sp = etl_spill_new(&nomem);
         if (!m->sp) {
-            m->no_spill = true;
+            if (nomem)
+                m->no_spill = true;
+            else
+                spill_failed(m, false);
             return !nomem;
         }
     }
@@ -1332,7 +1357,10 @@ static bool spill_half(struct summary *m)
     etl_sort(m->ages, out, sizeof *m->ages, cmp_slot_thread, m->t);
     int r = write_run(m, m->sp, m->ages, out);
     if (r <= 0) {
-        m->no_spill = true;
+        if (r == 0)
+            spill_failed(m, true);
+        else
+            m->no_spill = true;
         return r == 0;
     }
     for (size_t i = 0; i < out; i++) {
