@@ -807,8 +807,12 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         status = etl_run_groupmask(p, gm_list) != 0 ? EXIT_WRITE : EXIT_CLEAN;
     else if (lc_spec)
         status = logger_context(p, lc_spec, windows, arch);
+    /* Whether an input was read (its output is in the file), when another
+     * could not be: status 3. */
+    bool any_read = (gm_list || lc_spec) && status != EXIT_INPUT;
     for (int i = optind; i < argc; i++) {
         int s = dump_file(argv[i], p, &vo);
+        any_read = any_read || s != EXIT_INPUT;
         if (s > status)
             status = s;
         if (s >= EXIT_WRITE || (vo.strict && s != EXIT_CLEAN))
@@ -820,8 +824,10 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         if (status != EXIT_NOMEM && status != EXIT_NO_LIBXML2)
             status = err == ENOMEM ? EXIT_NOMEM : EXIT_WRITE;
     }
-    /* The old file is replaced only by a complete output. */
-    bool keep = status <= EXIT_DAMAGED || status == EXIT_INPUT;
+    /* The old file is replaced only by a complete output, and not by the
+     * empty one of a run that could read none of its inputs (a misspelt
+     * name). */
+    bool keep = status <= EXIT_DAMAGED || (status == EXIT_INPUT && any_read);
     int cerr = output_close(&out, keep);
     if (cerr && !err) {
         err = cerr;

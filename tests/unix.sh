@@ -114,6 +114,17 @@ elif FAILALLOC_AT=0 LD_PRELOAD=$(pwd)/build/failalloc.so "$etldump" --version > 
 else
     skip=$((skip + 1)); echo "unix: skipped the failed-run test: build/failalloc.so cannot be preloaded here"
 fi
+# No input read (a misspelt name): the old file stays; one input read of
+# two: replaced, status 3.
+printf 'old contents\n' > "$tmp/d/keep.csv"
+expect "-o with a misspelt input" 3 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/d/no-such.etl"
+check "-o with a misspelt input: the old file as it was" test "$(cat "$tmp/d/keep.csv")" = "old contents"
+expect "-o with a file that is not ETL" 3 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/d/keep.csv.not" /dev/null
+check "-o with inputs none of which is read: the old file as it was" \
+    test "$(cat "$tmp/d/keep.csv")" = "old contents"
+expect "-o with one input of two read" 3 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/d/no-such.etl" "$sample"
+check "-o with one input of two read: replaced" test "$(wc -l < "$tmp/d/keep.csv")" -eq 801
+check "no temporary file left" test "$(leftovers "$tmp/d")" = 0
 # Interrupted while waiting for its input (a FIFO nobody writes yet): the
 # temporary output exists by then.
 printf 'old contents\n' > "$tmp/d/keep.csv"
@@ -155,6 +166,7 @@ if env --ignore-signal=HUP true 2>/dev/null; then
 else
     skip=$((skip + 1)); echo "unix: skipped the nohup run: env has no --ignore-signal"
 fi
+printf 'old contents\n' > "$tmp/d/keep.csv"
 # Past ulimit -f: a write error (status 4), not SIGXFSZ where the run stands.
 expect "past ulimit -f" 4 sh -c "ulimit -f 8; exec '$etldump' -f csv -o '$tmp/d/keep.csv' '$procs'"
 check "past ulimit -f: says so" grep -q "^etldump: .*keep.csv: File too large" "$tmp/err"

@@ -699,7 +699,10 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
 struct etl_file *etl_open_path(const char *path, const struct etl_diag *d,
                                enum etl_open_status *st)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd;
+    do /* a FIFO's open waits for its writer: a signal may interrupt it */
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         *st = ETL_OPEN_IO;
         return NULL;
