@@ -824,10 +824,11 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         if (status != EXIT_NOMEM && status != EXIT_NO_LIBXML2)
             status = err == ENOMEM ? EXIT_NOMEM : EXIT_WRITE;
     }
-    /* The old file is replaced only by a complete output, and not by the
-     * empty one of a run that could read none of its inputs (a misspelt
-     * name). */
-    bool keep = status <= EXIT_DAMAGED || (status == EXIT_INPUT && any_read);
+    /* The old file is replaced only by a complete output: not by the empty
+     * one of a run that could read none of its inputs (a misspelt name),
+     * nor by that of a --strict run that stopped at a problem. */
+    bool keep = vo.strict ? status == EXIT_CLEAN
+                          : status <= EXIT_DAMAGED || (status == EXIT_INPUT && any_read);
     int cerr = output_close(&out, keep);
     if (cerr && !err) {
         err = cerr;

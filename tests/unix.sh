@@ -125,6 +125,18 @@ check "-o with inputs none of which is read: the old file as it was" \
 expect "-o with one input of two read" 3 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/d/no-such.etl" "$sample"
 check "-o with one input of two read: replaced" test "$(wc -l < "$tmp/d/keep.csv")" -eq 801
 check "no temporary file left" test "$(leftovers "$tmp/d")" = 0
+# --strict stops at the first problem: the old file stays; without a
+# problem it is replaced.
+head -c 20000 "$sample" > "$tmp/cut.etl"
+printf 'old contents\n' > "$tmp/d/keep.csv"
+expect "-o --strict stopping at a problem" 1 "$etldump" --strict -f csv -o "$tmp/d/keep.csv" "$tmp/cut.etl"
+check "-o --strict stopping at a problem: the old file as it was" \
+    test "$(cat "$tmp/d/keep.csv")" = "old contents"
+expect "-o --strict without a problem" 0 "$etldump" --strict -f csv -o "$tmp/d/keep.csv" "$sample"
+check "-o --strict without a problem: replaced" test "$(wc -l < "$tmp/d/keep.csv")" -eq 801
+expect "-o without --strict, a problem skipped" 1 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/cut.etl"
+check "-o without --strict, a problem skipped: replaced" test "$(wc -l < "$tmp/d/keep.csv")" -eq 236
+printf 'old contents\n' > "$tmp/d/keep.csv"
 # Interrupted while waiting for its input (a FIFO nobody writes yet): the
 # temporary output exists by then.
 printf 'old contents\n' > "$tmp/d/keep.csv"
