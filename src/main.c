@@ -171,6 +171,8 @@ struct output {
     const char *name;         /* as given, or NULL for standard output */
     char *target;             /* the file the temporary one replaces */
     int fd;
+    bool existed;             /* target is a file that was there */
+    bool discarded;           /* the temporary file was removed, not renamed */
 };
 
 /* Opens the output: standard output, a device or FIFO as it is, or a
@@ -181,6 +183,8 @@ static int output_open(struct output *o, const char *name)
     o->name = name;
     o->target = NULL;
     o->fd = STDOUT_FILENO;
+    o->existed = false;
+    o->discarded = false;
     if (!name)
         return 0;
     struct stat st;
@@ -205,6 +209,7 @@ static int output_open(struct output *o, const char *name)
         return EXIT_WRITE;
     }
     /* Through a symbolic link, the file it names is replaced. */
+    o->existed = exists;
     o->target = exists ? realpath(name, NULL) : strdup(name);
     if (!o->target) {
         if (errno == ENOMEM) {
@@ -258,7 +263,8 @@ static int output_open(struct output *o, const char *name)
 }
 
 /* Ends the output: the temporary file replaces the target when keep is
- * true, else it is removed. Returns 0, or the errno of a failure. */
+ * true, else it is removed (discarded). Returns 0, or the errno of a
+ * failure. */
 static int output_close(struct output *o, bool keep)
 {
     int err = 0;
@@ -267,8 +273,10 @@ static int output_close(struct output *o, bool keep)
     if (tmp_path) {
         if (keep && !err && rename(tmp_path, o->target) != 0)
             err = errno;
-        if (!keep || err)
+        if (!keep || err) {
             unlink(tmp_path);
+            o->discarded = true;
+        }
         free(tmp_path);
         tmp_path = NULL;
     }
@@ -843,6 +851,11 @@ static int run(int argc, char **argv, struct etl_filter *filter)
                     strerror(err ? err : EIO));
         }
     }
+    /* The run's output went nowhere: said, so that an old file is not
+     * taken for its output. */
+    if (out.discarded && !msg.quiet)
+        fprintf(stderr, "%s: %s: %s\n", progname, output,
+                out.existed ? "left as it was" : "not written");
     etl_printer_free(p);
     etl_out_free(o);
     return status;

@@ -119,9 +119,10 @@ expect "manifests with libxml2" 0 "$etldump" --events=all -f csv "$tmp/manifest.
 echo keep > "$tmp/kept.csv"
 expect "without libxml2: manifests" 6 "$noxml" --events=all -f csv -o "$tmp/kept.csv" \
     "$tmp/manifest.etl"
-check "without libxml2: manifests: one message naming the file" \
-    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] &&
-           grep -q 'manifest.etl: its EventSource manifests need libxml2' '$tmp/err'"
+check "without libxml2: manifests: one message naming the file, and the -o FILE's" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 2 ] &&
+           grep -q 'manifest.etl: its EventSource manifests need libxml2' '$tmp/err' &&
+           tail -n 1 '$tmp/err' | grep -q '^etldump: .*kept.csv: left as it was\$'"
 check "without libxml2: manifests: -o FILE left as it was" test "$(cat "$tmp/kept.csv")" = keep
 expect "without libxml2: the switches of a trace with manifests" 0 "$noxml" "$tmp/manifest.etl"
 

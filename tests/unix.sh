@@ -119,6 +119,10 @@ fi
 printf 'old contents\n' > "$tmp/d/keep.csv"
 expect "-o with a misspelt input" 3 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/d/no-such.etl"
 check "-o with a misspelt input: the old file as it was" test "$(cat "$tmp/d/keep.csv")" = "old contents"
+check "-o with a misspelt input: says the file was left" \
+    sh -c "tail -n 1 '$tmp/err' | grep -q '^etldump: .*keep.csv: left as it was\$'"
+expect "-o -q with a misspelt input" 3 "$etldump" -q -f csv -o "$tmp/d/keep.csv" "$tmp/d/no-such.etl"
+check "-o -q with a misspelt input: the error alone" test "$(wc -l < "$tmp/err")" -eq 1
 expect "-o with a file that is not ETL" 3 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/d/keep.csv.not" /dev/null
 check "-o with inputs none of which is read: the old file as it was" \
     test "$(cat "$tmp/d/keep.csv")" = "old contents"
@@ -132,6 +136,10 @@ printf 'old contents\n' > "$tmp/d/keep.csv"
 expect "-o --strict stopping at a problem" 1 "$etldump" --strict -f csv -o "$tmp/d/keep.csv" "$tmp/cut.etl"
 check "-o --strict stopping at a problem: the old file as it was" \
     test "$(cat "$tmp/d/keep.csv")" = "old contents"
+expect "-o --strict stopping at a problem, a new file" 1 "$etldump" --strict -f csv -o "$tmp/d/new.csv" "$tmp/cut.etl"
+check "-o --strict stopping at a problem, a new file: none" test ! -e "$tmp/d/new.csv"
+check "-o --strict stopping at a problem, a new file: says so" \
+    sh -c "tail -n 1 '$tmp/err' | grep -q '^etldump: .*new.csv: not written\$'"
 expect "-o --strict without a problem" 0 "$etldump" --strict -f csv -o "$tmp/d/keep.csv" "$sample"
 check "-o --strict without a problem: replaced" test "$(wc -l < "$tmp/d/keep.csv")" -eq 801
 expect "-o without --strict, a problem skipped" 1 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/cut.etl"
