@@ -144,22 +144,21 @@ expect "-o --strict without a problem" 0 "$etldump" --strict -f csv -o "$tmp/d/k
 check "-o --strict without a problem: replaced" test "$(wc -l < "$tmp/d/keep.csv")" -eq 801
 expect "-o without --strict, a problem skipped" 1 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/cut.etl"
 check "-o without --strict, a problem skipped: replaced" test "$(wc -l < "$tmp/d/keep.csv")" -eq 236
-printf 'old contents\n' > "$tmp/d/keep.csv"
 # Interrupted while waiting for its input (a FIFO nobody writes yet): the
 # temporary output exists by then.
 printf 'old contents\n' > "$tmp/d/keep.csv"
 mkfifo "$tmp/slow"
 # A shell's background job starts with SIGINT and SIGQUIT ignored: env
 # gives them back their default (coreutils 8.31 and later).
-sigs=TERM
+sigs=TERM dflt=
 if env --default-signal=QUIT true 2>/dev/null; then
-    sigs="TERM QUIT"
+    sigs="TERM QUIT" dflt="env --default-signal=QUIT"
 else
     skip=$((skip + 1)); echo "unix: skipped the SIGQUIT run: env has no --default-signal"
 fi
 for sig in $sigs; do
-    (ulimit -c 0; exec env --default-signal=QUIT "$etldump" -f csv -o "$tmp/d/keep.csv" \
-        "$tmp/slow") 2>/dev/null &
+    # shellcheck disable=SC2086
+    (ulimit -c 0; exec $dflt "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/slow") 2>/dev/null &
     pid=$!
     sleep 0.5
     check "interrupted run (SIG$sig): a temporary output while running" \
