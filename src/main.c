@@ -166,6 +166,34 @@ static void catch_signal(int sig)
     signal(sig, on_signal);
 }
 
+/* The file that name, a path to no existing file, stands for: where a
+ * chain of symbolic links that ends nowhere points (as a shell's > would
+ * create it there), else name itself. Malloc'd; NULL when out of memory
+ * (errno ENOMEM). */
+static char *link_target(const char *name)
+{
+    char *path = strdup(name);
+    for (int hops = 0; path && hops < 40; hops++) { /* 40: the kernel's own limit */
+        char to[4096];
+        ssize_t n = readlink(path, to, sizeof to - 1);
+        if (n < 0)
+            break; /* not a link: this is the file */
+        to[n] = '\0';
+        const char *slash = strrchr(path, '/');
+        size_t dir = to[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;
+        char *next = malloc(dir + (size_t)n + 1);
+        if (next) {
+            memcpy(next, path, dir);
+            memcpy(next + dir, to, (size_t)n + 1);
+        }
+        free(path);
+        path = next;
+    }
+    if (!path)
+        errno = ENOMEM;
+    return path;
+}
+
 /* Where the output goes. */
 struct output {
     const char *name;         /* as given, or NULL for standard output */
@@ -208,9 +236,9 @@ static int output_open(struct output *o, const char *name)
         fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
         return EXIT_WRITE;
     }
-    /* Through a symbolic link, the file it names is replaced. */
+    /* Through a symbolic link, the file it names is replaced, or made. */
     o->existed = exists;
-    o->target = exists ? realpath(name, NULL) : strdup(name);
+    o->target = exists ? realpath(name, NULL) : link_target(name);
     if (!o->target) {
         if (errno == ENOMEM) {
             fprintf(stderr, "%s: out of memory\n", progname);

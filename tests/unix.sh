@@ -82,6 +82,18 @@ ln -s out.csv "$tmp/d/link.csv"
 expect "-o through a link" 0 "$etldump" -f json -o "$tmp/d/link.csv" "$sample"
 check "-o through a link: the link stays a link to the new file" \
     sh -c "test -L '$tmp/d/link.csv' && head -c 1 '$tmp/d/out.csv' | grep -q '{'"
+# Through links to a file not there yet, the file is made where they point,
+# as a shell's > makes it.
+mkdir "$tmp/d/sub"
+ln -s sub/made.csv "$tmp/d/dangling.csv"
+ln -s dangling.csv "$tmp/d/dangling2.csv"
+expect "-o through links to no file" 0 "$etldump" -f csv -o "$tmp/d/dangling2.csv" "$sample"
+check "-o through links to no file: the links stay links" \
+    sh -c "test -L '$tmp/d/dangling.csv' && test -L '$tmp/d/dangling2.csv'"
+check "-o through links to no file: the file made where they point" \
+    test "$(wc -l < "$tmp/d/sub/made.csv")" -eq 801
+check "-o through links to no file: no temporary file" \
+    sh -c "[ $(leftovers "$tmp/d") = 0 ] && [ $(leftovers "$tmp/d/sub") = 0 ]"
 # A file the user may not write stays, though its directory is writable
 # (as a shell's > leaves it). Root may write anything: it is tried as
 # nobody then, in a directory of its own.
