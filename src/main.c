@@ -176,8 +176,8 @@ static char *link_target(const char *name)
     for (int hops = 0; path && hops < 40; hops++) { /* 40: the kernel's own limit */
         char to[4096];
         ssize_t n = readlink(path, to, sizeof to - 1);
-        if (n < 0)
-            break; /* not a link: this is the file */
+        if (n < 0 || (size_t)n == sizeof to - 1)
+            break; /* not a link (or one too long to follow): this is the file */
         to[n] = '\0';
         const char *slash = strrchr(path, '/');
         size_t dir = to[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;

@@ -494,7 +494,7 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
     if (!ok)
         etl_file_nomem(f);
     else if (!p->out->err && !(o->strict && etl_file_problems(f)))
-        etl_view_switches_end(f, sp.reader, sp.streams, o->filter, ETL_SEEN_NONE);
+        etl_view_switches_end(f, sp.reader, sp.streams, o->filter, ETL_SEEN_NONE, NULL);
     pf_free(&x);
     etl_switch_pass_close(&sp);
     return etl_print_status(p);

@@ -679,7 +679,7 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
     if (!rank || g.oom)
         etl_file_nomem(f);
     else if (!(o->strict && etl_file_problems(f)))
-        etl_view_switches_end(f, sp.reader, sp.streams, o->filter, ETL_SEEN_SWITCHES);
+        etl_view_switches_end(f, sp.reader, sp.streams, o->filter, ETL_SEEN_SWITCHES, NULL);
     free(rank);
     for (uint32_t c = 0; g.lane && c < ETL_MAX_CPUS; c++)
         if (g.lane[c]) {

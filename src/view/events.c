@@ -678,7 +678,7 @@ int etl_view_events(struct etl_printer *p, struct etl_file *f,
         s = etl_streams_new(f);
     int rc = s ? print_events(&x, s) : 0;
     if (s && rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
-        etl_filter_notes_end(x.flt, s, ETL_SEEN_EVENTS, f);
+        etl_filter_notes_end(x.flt, s, ETL_SEEN_EVENTS, NULL, f);
     decoders_free(&x);
     etl_streams_free(s);
     etl_procmap_free(x.map);

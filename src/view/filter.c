@@ -538,17 +538,26 @@ static void note_ids(const struct etl_id_list *l, const char *opt, enum etl_filt
 }
 
 void etl_filter_notes_end_at(const struct etl_filter *f, bool any, int64_t last,
-                             enum etl_filter_seen seen, struct etl_file *file)
+                             enum etl_filter_seen seen, const struct etl_switch_span *span,
+                             struct etl_file *file)
 {
     if (!f)
         return;
-    int64_t last_ns = any ? etl_clock_ns(etl_file_clock(file), last) : 0;
+    const struct etl_clock *clk = etl_file_clock(file);
+    int64_t last_ns = any ? etl_clock_ns(clk, last) : 0;
     if (any && f->has_start && f->start_ns > last_ns) {
         char start[SECONDS_MAX], end[SECONDS_MAX];
         seconds(f->start_ns, start);
         seconds(last_ns, end);
         etl_note(file, "--range starts at %s s, after the trace's last event (at %s s)", start,
                  end);
+    } else if (span && span->n > 0 && span->in_range == 0 && etl_filter_ranged(f)) {
+        char first[SECONDS_MAX], end[SECONDS_MAX];
+        seconds(etl_clock_ns(clk, span->first), first);
+        seconds(etl_clock_ns(clk, span->last), end);
+        etl_note(file, "--range holds no context switch of this trace: its switches run "
+                       "from %s s to %s s",
+                 first, end);
     }
     for (size_t i = 0; i < f->hook.n; i++) {
         const struct etl_id_range *r = &f->hook.r[i];
@@ -570,13 +579,14 @@ void etl_filter_notes_end_at(const struct etl_filter *f, bool any, int64_t last,
 }
 
 void etl_filter_notes_end(const struct etl_filter *f, const struct etl_streams *s,
-                          enum etl_filter_seen seen, struct etl_file *file)
+                          enum etl_filter_seen seen, const struct etl_switch_span *span,
+                          struct etl_file *file)
 {
     int64_t last = 0;
     if (!f || !s)
         return;
     bool any = etl_streams_last_ts(s, &last);
-    etl_filter_notes_end_at(f, any, last, seen, file);
+    etl_filter_notes_end_at(f, any, last, seen, span, file);
 }
 
 /* Records the entries that thread tid of process w (when known) matches. */
@@ -604,24 +614,6 @@ bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, in
         return true;
     int64_t ns = etl_clock_ns(clk, ts);
     return (!f->has_start || ns >= f->start_ns) && (!f->has_end || ns <= f->end_ns);
-}
-
-void etl_filter_note_switch_span(const struct etl_filter *f, const struct etl_switch_span *sp,
-                                 const struct etl_streams *s, struct etl_file *file)
-{
-    int64_t last;
-    if (!etl_filter_ranged(f) || sp->n == 0 || sp->in_range > 0 ||
-        !etl_streams_last_ts(s, &last))
-        return;
-    const struct etl_clock *clk = etl_file_clock(file);
-    if (f->has_start && f->start_ns > etl_clock_ns(clk, last))
-        return; /* said already: it starts after the last event */
-    char a[SECONDS_MAX], b[SECONDS_MAX];
-    seconds(etl_clock_ns(clk, sp->first), a);
-    seconds(etl_clock_ns(clk, sp->last), b);
-    etl_note(file, "--range holds no context switch of this trace: its switches run from %s s "
-                   "to %s s",
-             a, b);
 }
 
 /* Who an event is about: its header's thread and process (hdr), and a

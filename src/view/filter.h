@@ -56,6 +56,13 @@ struct etl_filter {
  * out). */
 enum etl_filter_seen { ETL_SEEN_EVENTS, ETL_SEEN_SWITCHES, ETL_SEEN_NONE };
 
+/* The context switches a view of them read, as far as --range goes: how
+ * many, how many in it, and the raw times of the first and the last. */
+struct etl_switch_span {
+    uint64_t n, in_range;
+    int64_t first, last;
+};
+
 /* Frees what f holds and clears it (for a filter not made by etl_filter_new). */
 void etl_filter_clear(struct etl_filter *f);
 
@@ -86,13 +93,17 @@ void etl_filter_notes(const struct etl_filter *f, const struct etl_procmap *m,
  * each --hook and --events entry that no event matched, of all those
  * etl_filter_event was given (every event, by the views that take these
  * options); each --tid and --pid entry that no event or no switch matched,
- * as the view says it gave them (seen). For the views that read the trace
- * from streams s, the time of the last event comes from them. f may be
- * NULL. */
+ * as the view says it gave them (seen); with a --range that starts before
+ * the last event but holds none of the switches of span (the switch list's;
+ * NULL: none kept), the times of the first and last. For the views that
+ * read the trace from streams s, the time of the last event comes from
+ * them. f may be NULL. */
 void etl_filter_notes_end_at(const struct etl_filter *f, bool any, int64_t last,
-                             enum etl_filter_seen seen, struct etl_file *file);
+                             enum etl_filter_seen seen, const struct etl_switch_span *span,
+                             struct etl_file *file);
 void etl_filter_notes_end(const struct etl_filter *f, const struct etl_streams *s,
-                          enum etl_filter_seen seen, struct etl_file *file);
+                          enum etl_filter_seen seen, const struct etl_switch_span *span,
+                          struct etl_file *file);
 
 /* Returns true if f has --tid or --pid entries: a view of the switches then
  * gives etl_filter_switch_seen every switch it reads. */
@@ -111,13 +122,6 @@ void etl_filter_switch_seen(const struct etl_filter *f, const struct etl_switch 
 /* Returns true if the raw time ts lies in --range (inclusive). */
 bool etl_filter_time(const struct etl_filter *f, const struct etl_clock *clk, int64_t ts);
 
-/* The context switches a view of them read, as far as --range goes: how
- * many, how many in it, and the raw times of the first and the last. */
-struct etl_switch_span {
-    uint64_t n, in_range;
-    int64_t first, last;
-};
-
 /* Returns true if f has a --range: the switch list then keeps the span of
  * its switches (etl_switch_span_add). */
 static inline bool etl_filter_ranged(const struct etl_filter *f)
@@ -134,13 +138,6 @@ static inline void etl_switch_span_add(struct etl_switch_span *sp, const struct 
     sp->last = ts;
     sp->in_range += etl_filter_time(f, clk, ts);
 }
-
-/* After a view of the switches read the trace to its end: a note when
- * --range holds none of its switches (span sp), unless the range starts
- * after the trace's last event (streams s), which etl_filter_notes_end
- * notes. */
-void etl_filter_note_switch_span(const struct etl_filter *f, const struct etl_switch_span *sp,
-                                 const struct etl_streams *s, struct etl_file *file);
 
 /* Returns true if the filter looks at event names (--events=NAMES, or
  * names in --hook): the caller then passes each event's name. */

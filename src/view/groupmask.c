@@ -330,8 +330,8 @@ static void switch_expectation(struct etl_file *f, const struct etl_switch_reade
 
 void etl_view_switches_end(struct etl_file *f, const struct etl_switch_reader *r,
                            const struct etl_streams *s, const struct etl_filter *flt,
-                           enum etl_filter_seen seen)
+                           enum etl_filter_seen seen, const struct etl_switch_span *span)
 {
     switch_expectation(f, r);
-    etl_filter_notes_end(flt, s, seen, f);
+    etl_filter_notes_end(flt, s, seen, span, f);
 }

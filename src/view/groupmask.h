@@ -91,10 +91,11 @@ int etl_view_groupmask(struct etl_printer *p, const struct etl_groupmask *g);
  * count as a problem); when they do not, a note says what the trace
  * records. Then the notes of filter flt's entries that matched nothing
  * (etl_filter_notes_end): seen says whether the view gave the filter its
- * switches (etl_filter_switch_seen) or leaves --tid and --pid out. */
+ * switches (etl_filter_switch_seen) or leaves --tid and --pid out, span is
+ * the switch list's span of its switches for --range (NULL elsewhere). */
 void etl_view_switches_end(struct etl_file *f, const struct etl_switch_reader *r,
                            const struct etl_streams *s, const struct etl_filter *flt,
-                           enum etl_filter_seen seen);
+                           enum etl_filter_seen seen, const struct etl_switch_span *span);
 
 extern const struct etl_table etl_table_groupmask_changes, etl_table_groupmask;
 

@@ -457,7 +457,7 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     }
     rc = rc ? rc : etl_print_end_table(p);
     if (rc == 0 && !c.stop) /* every event seen */
-        etl_filter_notes_end_at(c.flt, c.seen.timed, c.seen.last, ETL_SEEN_EVENTS, f);
+        etl_filter_notes_end_at(c.flt, c.seen.timed, c.seen.last, ETL_SEEN_EVENTS, NULL, f);
     census_free(&c);
     return rc;
 }

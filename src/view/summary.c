@@ -1905,7 +1905,7 @@ int etl_view_summary(struct etl_printer *p, struct etl_file *f,
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
     const struct etl_switch_stats *st = etl_switch_reader_stats(r);
     if (!(o->strict && etl_file_problems(f))) /* read to the end */
-        etl_view_switches_end(f, r, s, o->filter, ETL_SEEN_SWITCHES);
+        etl_view_switches_end(f, r, s, o->filter, ETL_SEEN_SWITCHES, NULL);
     etl_sched_warn(an, f);
     struct presence pr = { st->ready > 0, st->dpc + st->isr > 0 };
     if (o->summary_part != ETL_SUMMARY_ROUTINES) {

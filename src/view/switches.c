@@ -394,10 +394,8 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
         rc = etl_pipe_end(pp);
     rc = rc ? rc : etl_print_end_table(p);
     etl_switch_reader_check_bias(r, o->max_wait_reason != 0);
-    if (rc == 0 && !(o->strict && etl_file_problems(f))) { /* read to the end */
-        etl_view_switches_end(f, r, s, o->filter, ETL_SEEN_SWITCHES);
-        etl_filter_note_switch_span(o->filter, &ps.span, s, f);
-    }
+    if (rc == 0 && !(o->strict && etl_file_problems(f))) /* read to the end */
+        etl_view_switches_end(f, r, s, o->filter, ETL_SEEN_SWITCHES, &ps.span);
     etl_who_cache_fini(&ps.who);
     etl_sched_warn(an, f);
     etl_sched_free(an);

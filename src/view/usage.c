@@ -688,7 +688,7 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
     else if (v.rc == 0)
         v.rc = etl_print_end_table(p);
     if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f)))
-        etl_view_switches_end(f, sp.reader, sp.streams, o->filter, ETL_SEEN_SWITCHES);
+        etl_view_switches_end(f, sp.reader, sp.streams, o->filter, ETL_SEEN_SWITCHES, NULL);
     etl_usage_free(v.u);
     etl_runs_free(v.runs);
     etl_switch_pass_close(&sp);
