@@ -94,6 +94,19 @@ check "-o through links to no file: the file made where they point" \
     test "$(wc -l < "$tmp/d/sub/made.csv")" -eq 801
 check "-o through links to no file: no temporary file" \
     sh -c "[ $(leftovers "$tmp/d") = 0 ] && [ $(leftovers "$tmp/d/sub") = 0 ]"
+# A chain of 40 links is followed, as the kernel follows it for a shell's >;
+# one of 41 is an error that leaves every link as it was.
+mkdir "$tmp/d/chain"
+i=0
+while [ "$i" -lt 41 ]; do ln -s "l$((i + 1))" "$tmp/d/chain/l$i"; i=$((i + 1)); done
+expect "-o through 41 links" 4 "$etldump" -f csv -o "$tmp/d/chain/l0" "$sample"
+check "-o through 41 links: says why" grep -q 'l0: Too many levels of symbolic links' "$tmp/err"
+check "-o through 41 links: links kept, no file" \
+    sh -c "test -L '$tmp/d/chain/l0' && test -L '$tmp/d/chain/l40' && ! test -e '$tmp/d/chain/l41'"
+expect "-o through 40 links" 0 "$etldump" -f csv -o "$tmp/d/chain/l1" "$sample"
+check "-o through 40 links: the file made at their end" \
+    sh -c "test -L '$tmp/d/chain/l1' && test \"\$(wc -l < '$tmp/d/chain/l41')\" -eq 801"
+check "-o through 40 links: no temporary file" test "$(leftovers "$tmp/d/chain")" = 0
 # A file the user may not write stays, though its directory is writable
 # (as a shell's > leaves it). Root may write anything: it is tried as
 # nobody then, in a directory of its own.
