@@ -217,6 +217,30 @@ check "past ulimit -f: says so" grep -q "^etldump: .*keep.csv: File too large" "
 check "past ulimit -f: the old file as it was" test "$(cat "$tmp/d/keep.csv")" = "old contents"
 check "no temporary file left after failures" test "$(leftovers "$tmp/d")" = 0
 expect "-o to a device" 0 "$etldump" -f csv -o /dev/null "$sample"
+# A full disk: a 64 KiB file system of its own, where root may mount one.
+# The old output stays, no new one is left half written, and a stream that
+# cannot be copied to $TMPDIR says so.
+full=$tmp/full
+mkdir "$full"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k etldump-test "$full" 2>/dev/null; then
+    trap 'umount -l "$full" 2>/dev/null; rm -rf "$tmp"' EXIT
+    printf 'old contents\n' > "$full/keep.csv"
+    expect "-o on a full disk" 4 "$etldump" -f csv -o "$full/keep.csv" "$procs"
+    check "-o on a full disk: says so" \
+        grep -q "^etldump: .*keep.csv: No space left on device" "$tmp/err"
+    check "-o on a full disk: the old file as it was" \
+        test "$(cat "$full/keep.csv")" = "old contents"
+    expect "-o on a full disk, a new file" 4 "$etldump" -f csv -o "$full/new.csv" "$procs"
+    check "-o on a full disk: no new file, no temporary file" \
+        sh -c "! test -e '$full/new.csv' && [ $(leftovers "$full") = 0 ]"
+    expect "a stream on a full \$TMPDIR" 3 sh -c "cat '$top/samples/ready-dpc.etl' | TMPDIR='$full' '$etldump' --stats -"
+    check "a stream on a full \$TMPDIR: says so" \
+        grep -q "^etldump: (standard input): cannot copy it to a temporary file in .*full: No space left on device" "$tmp/err"
+    check "a stream on a full \$TMPDIR: the copy gone" test "$(ls -A "$full")" = keep.csv
+    umount "$full" 2>/dev/null || umount -l "$full"
+else
+    skip=$((skip + 1)); echo "unix: skipped the full-disk test: a tmpfs cannot be mounted here (root only)"
+fi
 
 # ---- read what users have -------------------------------------------------
 "$etldump" -f csv "$sample" > "$tmp/file.csv"
