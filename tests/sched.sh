@@ -328,6 +328,26 @@ else
     else
         bad "spill file: no temporary file: exit $rc, $(head -n 2 "$tmp/got.err")"
     fi
+    # Likewise when the disk fills up under the file: a 64 KiB file system
+    # of its own, where root may mount one.
+    mkdir "$tmp/full"
+    if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k etldump-test "$tmp/full" 2>/dev/null; then
+        "$etldump" --summary -f csv "$tmp/sp4.etl" > "$tmp/want" 2> "$tmp/want.err"
+        TMPDIR="$tmp/full" "$spill" --summary -f csv "$tmp/sp4.etl" > "$tmp/got" 2> "$tmp/got.err"
+        rc=$?
+        left=$(ls -A "$tmp/full")
+        umount "$tmp/full" 2>/dev/null || umount -l "$tmp/full"
+        full="^etldump: [^:]*sp4.etl: warning: --summary: past 64 threads the rows go to a temporary file in $tmp/full, which could not be written (No space left on device): they stay in memory\$"
+        if [ "$rc" -eq 0 ] && cmp -s "$tmp/want" "$tmp/got" && [ ! -s "$tmp/want.err" ] &&
+           [ "$(wc -l < "$tmp/got.err")" -eq 1 ] && grep -q "$full" "$tmp/got.err" &&
+           [ -z "$left" ]; then
+            ok
+        else
+            bad "spill file: a full disk: exit $rc, $(head -n 2 "$tmp/got.err")${left:+; left: $left}"
+        fi
+    else
+        skip=$((skip + 1)); echo "sched: skipped the full-disk spill test: a tmpfs cannot be mounted here (root only)"
+    fi
     # The rows do go through a file: etldump-spill makes one in TMPDIR, and
     # etldump does not.
     if command -v strace > /dev/null 2>&1; then
