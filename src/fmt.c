@@ -3,6 +3,7 @@
  */
 #include "fmt.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "cursor.h"
@@ -334,4 +335,34 @@ size_t etl_utf16z(const uint8_t *p, size_t len, char *out, size_t cap)
     if (cap)
         out[o] = '\0';
     return i;
+}
+
+bool etl_parse_u64(const char *s, uint64_t *v, const char **end)
+{
+    unsigned base = 10;
+    const char *p = s;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2])) {
+        base = 16;
+        p += 2;
+    }
+    if (base == 10 && !isdigit((unsigned char)*p))
+        return false;
+    uint64_t n = 0;
+    for (;; p++) {
+        unsigned d;
+        if (*p >= '0' && *p <= '9')
+            d = (unsigned)(*p - '0');
+        else if (base == 16 && *p >= 'a' && *p <= 'f')
+            d = (unsigned)(*p - 'a' + 10);
+        else if (base == 16 && *p >= 'A' && *p <= 'F')
+            d = (unsigned)(*p - 'A' + 10);
+        else
+            break;
+        if (n > (UINT64_MAX - d) / base)
+            return false;
+        n = n * base + d;
+    }
+    *v = n;
+    *end = p;
+    return true;
 }

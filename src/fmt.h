@@ -293,4 +293,11 @@ size_t etl_utf8_decode(const unsigned char *s, unsigned *cp);
  * terminator included. */
 size_t etl_utf16z(const uint8_t *p, size_t len, char *out, size_t cap);
 
+/* Parses the number at s as the command line writes numbers: decimal, or
+ * hex after 0x or 0X (a leading zero is not octal, as strtoul's base 0
+ * makes it); no sign, no blanks. Returns false when s does not start with
+ * a digit or the number passes UINT64_MAX; else sets *v and *end to the
+ * first byte past the number. */
+bool etl_parse_u64(const char *s, uint64_t *v, const char **end);
+
 #endif

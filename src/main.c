@@ -9,6 +9,7 @@
  * was; -o naming any input is refused before anything is opened for
  * writing.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -466,11 +467,13 @@ static int usage_error(const char *fmt, ...)
 static bool parse_uint(const char *s, unsigned long lo, unsigned long hi,
                        unsigned long *out)
 {
+    bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *digits = hex ? s + 2 : s;
+    if (!(hex ? isxdigit((unsigned char)*digits) : isdigit((unsigned char)*digits)))
+        return false; /* no sign, no blanks (strtoul would take them) */
     char *end;
     errno = 0;
-    if (*s == '-' || *s == '\0')
-        return false;
-    unsigned long v = strtoul(s, &end, 0);
+    unsigned long v = strtoul(digits, &end, hex ? 16 : 10); /* 010 is ten, not octal */
     if (errno || *end || v < lo || v > hi)
         return false;
     *out = v;

@@ -42,6 +42,21 @@ expect "bad --events" 2 "$etldump" --events=Process,,Image "$sample"
 expect "bad --max-wait-reason" 2 "$etldump" --max-wait-reason=0 "$sample"
 expect "two views" 2 "$etldump" --info --stats "$sample"
 
+# Numbers are decimal or 0x hex: a leading zero is not octal.
+expect "--cpu=010" 0 "$etldump" --cpu=010 "$sample"
+check "--cpu=010 is processor 10" grep -q 'note: --cpu=10: no buffer' "$tmp/err"
+expect "--cpu=08" 0 "$etldump" --cpu=08,0x1 -f csv "$sample"
+check "--cpu=08,0x1: processor 1's switches" \
+    sh -c "test \"\$(cut -d, -f1 '$tmp/out' | sort -u | tr '\n' ' ')\" = '1 cpu '"
+expect "--threads=08" 0 "$etldump" --threads=08 "$sample"
+expect "--hook=0303" 0 "$etldump" --stats --hook=0303 "$sample"
+check "--hook=0303 is HookId 0x012f" grep -q 'note: --hook=0x012f:' "$tmp/err"
+expect "--groupmask=010" 0 "$etldump" --groupmask=010
+check "--groupmask=010 is 0xa" grep -q '^ *0 0x0000000a ' "$tmp/out"
+for arg in --cpu=+1 "--cpu= 1" --cpu=0x --threads=-1 "--threads= 2" --threads=0x; do
+    expect "$arg" 2 "$etldump" "$arg" "$sample"
+done
+
 # Inputs that cannot be read or are not ETL: status 3, the others still dumped.
 expect "missing file" 3 "$etldump" -f csv "$tmp/none.etl" "$sample"
 check "missing file: the next input is dumped" test "$(wc -l < "$tmp/out")" -gt 800

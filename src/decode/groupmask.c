@@ -4,13 +4,13 @@
  */
 #include "decode/groupmask.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cursor.h"
 #include "decode/modes.h"
+#include "fmt.h"
 
 const struct etl_name etl_perf_names[] = {
     /* Masks[0]: the EnableFlags bits that have a PERF_* name */
@@ -224,10 +224,9 @@ static enum etl_gm_parse parse_item(const char *s, size_t n, struct etl_groupmas
             return ETL_GM_RANGE;
         memcpy(num, s, n);
         num[n] = '\0';
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(num, &end, 0);
-        if (errno || *end || v > 0xFFFFFFFFull)
+        uint64_t v;
+        const char *end;
+        if (!etl_parse_u64(num, &v, &end) || *end || v > 0xFFFFFFFFull)
             return ETL_GM_RANGE;
         etl_groupmask_set(g, (uint32_t)v);
         return ETL_GM_OK;

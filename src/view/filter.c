@@ -4,7 +4,6 @@
 #include "view/filter.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +18,9 @@
  * *s past it; false when there is none or it is too large. */
 static bool parse_num(const char **s, uint32_t max, uint32_t *out)
 {
-    const char *p = *s;
-    if (!isdigit((unsigned char)*p))
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(p, &end, 0);
-    if (errno || end == p || v > max)
+    uint64_t v;
+    const char *end;
+    if (!etl_parse_u64(*s, &v, &end) || v > max)
         return false;
     *out = (uint32_t)v;
     *s = end;

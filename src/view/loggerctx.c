@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "decode/modes.h"
+#include "fmt.h"
 
 #define LC_MAX_COLS 160
 
@@ -136,14 +137,11 @@ bool etl_lc_spec_parse(const char *spec, char **path, uint64_t *offset)
     size_t n = strlen(spec);
     *offset = 0;
     const char *at = strrchr(spec, '@');
-    if (at && at[1] >= '0' && at[1] <= '9') {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(at + 1, &end, 0);
-        if (!errno && *end == '\0') {
-            *offset = v;
-            n = (size_t)(at - spec);
-        }
+    uint64_t v;
+    const char *end;
+    if (at && etl_parse_u64(at + 1, &v, &end) && *end == '\0') {
+        *offset = v;
+        n = (size_t)(at - spec);
     }
     *path = malloc(n + 1);
     if (!*path)
