@@ -254,6 +254,25 @@ wait
 expect "damaged standard input" 1 sh -c "head -c 20000 '$sample' | '$etldump' --events=all -"
 check "damaged standard input: named" grep -q '^etldump: (standard input): offset 0x4000: buffer of 8192 bytes is truncated' "$tmp/err"
 expect "not ETL on standard input" 3 sh -c "printf 'hello' | '$etldump' -"
+# Standard input that is a file is read from where it stands, and left at
+# its end, as a pipe is: what a program before took is not read again, and
+# a second '-' finds nothing.
+{ head -c 8192 /dev/urandom; cat "$sample"; } > "$tmp/after-junk.bin"
+expect "standard input past its start" 0 sh -c \
+    "{ dd of=/dev/null bs=8192 count=1 2>/dev/null; '$etldump' -f csv -; } < '$tmp/after-junk.bin'"
+check "standard input past its start: the trace there" cmp -s "$tmp/file.csv" "$tmp/out"
+expect "standard input, then what is left of it" 0 sh -c \
+    "{ '$etldump' -f csv - > '$tmp/in.csv'; wc -c; } < '$sample'"
+check "standard input, then what is left of it: read whole, nothing left" \
+    sh -c "cmp -s '$tmp/file.csv' '$tmp/in.csv' && test \"\$(cat '$tmp/out')\" -eq 0"
+expect "- - from a file" 3 sh -c "'$etldump' --no-filename -f csv - - < '$sample'"
+check "- - from a file: dumped once" cmp -s "$tmp/file.csv" "$tmp/out"
+check "- - from a file: the second is empty" \
+    grep -q '^etldump: (standard input): offset 0x0: not an ETL file (empty)$' "$tmp/err"
+expect "- - from a pipe" 3 sh -c "cat '$sample' | '$etldump' --no-filename -f csv - -"
+check "- - from a pipe: dumped once" cmp -s "$tmp/file.csv" "$tmp/out"
+check "- - from a pipe: the second is empty" \
+    grep -q '^etldump: (standard input): offset 0x0: not an ETL file (empty)$' "$tmp/err"
 # A stream that is not ETL is copied only as far as its first bytes say
 # so: endless ones end (before, they filled $TMPDIR's disk).
 expect "/dev/zero" 3 timeout 60 "$etldump" /dev/zero

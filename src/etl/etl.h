@@ -155,6 +155,7 @@ enum etl_open_status {
     ETL_OPEN_NOMEM,    /* out of memory */
     ETL_OPEN_TEMP,     /* a stream could not be copied to a temporary file
                         * (etl_temp_dir; errno kept) */
+    ETL_OPEN_EMPTY,    /* no byte to read: not an ETL file either */
 };
 
 /*
@@ -163,8 +164,10 @@ enum etl_open_status {
  * needed: see etl_file_index). name is what messages call it (copied).
  * From a path; from a descriptor open for reading (not closed by
  * etl_close); from len bytes at data (not copied: they must outlive the
- * file). A path or descriptor that is not a regular file (a pipe, a FIFO,
- * a terminal) is first copied to an unlinked temporary file in $TMPDIR (or
+ * file). A descriptor is read from where it stands and left at its end,
+ * as reading a stream leaves it. A path or descriptor that is not a
+ * regular file (a pipe, a FIFO, a terminal), or a descriptor of one that
+ * does not stand at its start, is first copied to an unlinked temporary file in $TMPDIR (or
  * /tmp), so memory stays bounded and nothing is left behind. On failure
  * NULL, with the reason in *st (and errno for ETL_OPEN_IO). Messages go to
  * d (copied; NULL: none), starting with the problems found while indexing

@@ -288,11 +288,14 @@ static bool logfile_parse(const uint8_t *mem, size_t n, struct etl_event *ev,
 }
 
 /* Reads the header buffer's first record into f->hdr: ETL_OPEN_OK,
- * ETL_OPEN_NOT_ETL when it is not an ETL logfile header, ETL_OPEN_IO when
+ * ETL_OPEN_NOT_ETL when it is not an ETL logfile header (ETL_OPEN_EMPTY
+ * when there are no bytes at all), ETL_OPEN_IO when
  * it cannot be read (errno set), ETL_OPEN_NOMEM (f->nomem set). */
 static enum etl_open_status read_logfile_header(struct etl_file *f)
 {
     uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (f->file_size == 0)
+        return ETL_OPEN_EMPTY;
     if (f->file_size < ETL_BUF_HEADER_SIZE)
         return ETL_OPEN_NOT_ETL;
     if (!read_at(f, h, sizeof h, 0)) /* the bytes are there: a read error */
@@ -669,7 +672,15 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
         return NULL;
     }
     int own = -1;
-    if (!S_ISREG(sb.st_mode)) {
+    /* A regular file is read where it lies, but from where its descriptor
+     * stands (a shell's standard input after another program read part of
+     * it): past its start it is copied like a stream. Either way it is
+     * left at its end, as reading a stream leaves it: the next reader of
+     * the descriptor (a second '-') finds nothing left. */
+    off_t at = S_ISREG(sb.st_mode) ? lseek(fd, 0, SEEK_CUR) : 0;
+    if (S_ISREG(sb.st_mode) && at <= 0)
+        lseek(fd, 0, SEEK_END);
+    if (!S_ISREG(sb.st_mode) || at > 0) {
         bool nomem = false, temp = false;
         own = spool(fd, &nomem, &temp);
         if (own < 0 || fstat(own, &sb) != 0) {
