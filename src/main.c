@@ -849,12 +849,16 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     /* Whether an input was read (its output is in the file), when another
      * could not be: status 3. */
     bool any_read = (gm_list || lc_spec) && status != EXIT_INPUT;
+    /* Whether --strict stopped at damaged data (an input that cannot be
+     * read or is not ETL is no damage: the others are still dumped). */
+    bool stopped = false;
     for (int i = optind; i < argc; i++) {
         int s = dump_file(argv[i], p, &vo);
         any_read = any_read || s != EXIT_INPUT;
         if (s > status)
             status = s;
-        if (s >= EXIT_WRITE || (vo.strict && s != EXIT_CLEAN))
+        stopped = vo.strict && s == EXIT_DAMAGED;
+        if (s >= EXIT_WRITE || stopped)
             break;
     }
     int err = 0;
@@ -866,8 +870,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     /* The old file is replaced only by a complete output: not by the empty
      * one of a run that could read none of its inputs (a misspelt name),
      * nor by that of a --strict run that stopped at a problem. */
-    bool keep = vo.strict ? status == EXIT_CLEAN
-                          : status <= EXIT_DAMAGED || (status == EXIT_INPUT && any_read);
+    bool keep = !stopped && (status <= EXIT_DAMAGED || (status == EXIT_INPUT && any_read));
     int cerr = output_close(&out, keep);
     if (cerr && !err) {
         err = cerr;

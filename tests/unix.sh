@@ -167,6 +167,18 @@ check "-o --strict stopping at a problem, a new file: says so" \
     sh -c "tail -n 1 '$tmp/err' | grep -q '^etldump: .*new.csv: not written\$'"
 expect "-o --strict without a problem" 0 "$etldump" --strict -f csv -o "$tmp/d/keep.csv" "$sample"
 check "-o --strict without a problem: replaced" test "$(wc -l < "$tmp/d/keep.csv")" -eq 801
+# An input that is missing or not ETL is no damage: --strict goes on to the
+# next, as without it (status 3); damage after it still stops the run.
+printf 'old contents\n' > "$tmp/d/keep.csv"
+expect "-o --strict, a missing input first" 3 "$etldump" --strict --no-filename -f csv \
+    -o "$tmp/d/keep.csv" "$tmp/d/no-such.etl" "$tmp/d/keep.csv.not" "$sample"
+check "-o --strict, a missing input first: the next dumped" \
+    test "$(wc -l < "$tmp/d/keep.csv")" -eq 801
+printf 'old contents\n' > "$tmp/d/keep.csv"
+expect "-o --strict, a missing input, then damage" 3 "$etldump" --strict -f csv \
+    -o "$tmp/d/keep.csv" "$tmp/d/no-such.etl" "$tmp/cut.etl" "$sample"
+check "-o --strict, a missing input, then damage: the old file as it was" \
+    test "$(cat "$tmp/d/keep.csv")" = "old contents"
 expect "-o without --strict, a problem skipped" 1 "$etldump" -f csv -o "$tmp/d/keep.csv" "$tmp/cut.etl"
 check "-o without --strict, a problem skipped: replaced" test "$(wc -l < "$tmp/d/keep.csv")" -eq 236
 # Interrupted while waiting for its input (a FIFO nobody writes yet): the
