@@ -463,6 +463,38 @@ static int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* The usage error for arg, a long option getopt_long refused: one it does
+ * not know, an abbreviation of several, or one that takes no value given
+ * one (getopt's optopt is then the option's code, not a character). */
+static int long_option_error(const struct option *opts, const char *arg)
+{
+    const char *name = arg + 2;
+    size_t len = strcspn(name, "=");
+    const struct option *hit = NULL;
+    int hits = 0;
+    char several[512] = "";
+    for (const struct option *o = opts; len > 0 && o->name; o++) {
+        if (strncmp(o->name, name, len) != 0)
+            continue;
+        if (o->name[len] == '\0') { /* the whole name: no abbreviation */
+            hit = o;
+            hits = 1;
+            break;
+        }
+        hit = o;
+        hits++;
+        size_t used = strlen(several);
+        snprintf(several + used, sizeof several - used, "%s--%s", used ? ", " : "", o->name);
+    }
+    if (hits == 1 && hit->has_arg == no_argument && name[len] == '=')
+        return usage_error("option '--%s' takes no value", hit->name);
+    if (hits > 1)
+        return usage_error("option '--%.*s' is ambiguous: %s", (int)len, name, several);
+    if (len == 0)
+        return usage_error("unknown option '%s'", arg);
+    return usage_error("unknown option '--%.*s'", (int)len, name);
+}
+
 /* Parses an unsigned number (decimal or 0x hex) within [lo, hi]. */
 static bool parse_uint(const char *s, unsigned long lo, unsigned long hi,
                        unsigned long *out)
@@ -743,8 +775,11 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         case ':':
             return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: {
+            const char *arg = argv[optind - 1];
+            if (strncmp(arg, "--", 2) == 0)
+                return long_option_error(longopts, arg);
             char opt[3] = { '-', (char)optopt, 0 };
-            return usage_error("unknown option '%s'", optopt ? opt : argv[optind - 1]);
+            return usage_error("unknown option '%s'", opt);
         }
         }
     }

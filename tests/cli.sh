@@ -35,6 +35,19 @@ expect "--help" 0 "$etldump" --help
 check "--help names every option" sh -c "grep -q -- '--max-wait-reason' '$tmp/out' && grep -q -- '--strict' '$tmp/out'"
 expect "--version" 0 "$etldump" --version
 expect "unknown option" 2 "$etldump" --no-such-option "$sample"
+# Options refused say why in one line, naming the option as given.
+for pair in "--crlf=1|option '--crlf' takes no value" \
+            "--strict=1|option '--strict' takes no value" \
+            "--info=x|option '--info' takes no value" \
+            "--crl=1|option '--crlf' takes no value" \
+            "--s|option '--s' is ambiguous: --stats, --strict, --summary" \
+            "--no-such=1|unknown option '--no-such'" \
+            "-x|unknown option '-x'"; do
+    arg=${pair%%|*} msg=${pair#*|}
+    expect "$arg" 2 "$etldump" "$arg" "$sample"
+    check "$arg: $msg" sh -c "head -n 1 '$tmp/err' | grep -qxF \"etldump: $msg\" &&
+                              test \$(wc -l < '$tmp/err') -eq 2"
+done
 expect "no input" 2 "$etldump"
 expect "bad format" 2 "$etldump" -f yaml "$sample"
 expect "bad time" 2 "$etldump" --time=later "$sample"
