@@ -63,6 +63,68 @@ static struct {
     struct timespec start, last;
 } msg;
 
+/* Writes lead, "etldump: ", text and end to standard error in one write,
+ * a control character in text (C0, DEL, C1 in UTF-8), which a file name or
+ * an option's value may hold, shown as \xNN as the text view shows one:
+ * a message stays one line, and a terminal receives no control sequence. */
+static void put_line(const char *lead, const char *text, const char *end)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    size_t len = strlen(text);
+    char *line = malloc(strlen(lead) + strlen(progname) + 2 + 4 * len + strlen(end) + 1);
+    if (!line) {
+        fprintf(stderr, "%s%s: %s%s", lead, progname, text, end);
+        return;
+    }
+    size_t o = (size_t)sprintf(line, "%s%s: ", lead, progname);
+    for (size_t i = 0; i < len; i++) {
+        unsigned c = t[i];
+        if (c == 0xC2 && t[i + 1] >= 0x80 && t[i + 1] < 0xA0) {
+            c = t[++i]; /* a C1 control character, U+0080 to U+009F */
+        } else if (c >= 0x20 && c != 0x7F) {
+            line[o++] = (char)c;
+            continue;
+        }
+        o += (size_t)sprintf(line + o, "\\x%02x", c);
+    }
+    o += (size_t)sprintf(line + o, "%s", end);
+    fwrite(line, 1, o, stderr);
+    free(line);
+}
+
+/* Writes "etldump: " and the message (formatted like printf) as one line
+ * on standard error (put_line). */
+static void vsay(const char *fmt, va_list ap)
+{
+    char small[1024], *text = small;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n < 0)
+        small[0] = '\0';
+    else if ((size_t)n >= sizeof small && (text = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    else
+        text = small; /* fits, or memory is out and the message is cut */
+    va_end(again);
+    put_line("", text, "\n");
+    if (text != small)
+        free(text);
+}
+
+static void say(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+}
+
 /* Erases the progress line, if one is shown. */
 static void progress_erase(void)
 {
@@ -79,7 +141,7 @@ static void on_problem(void *ctx, const char *name, uint64_t offset, const char 
     if (++msg.shown > MAX_MESSAGES)
         return;
     progress_erase();
-    fprintf(stderr, "%s: %s: offset 0x%llx: %s\n", progname, name,
+    say("%s: offset 0x%llx: %s", name,
             (unsigned long long)offset, text);
 }
 
@@ -91,7 +153,7 @@ static void on_warning(void *ctx, const char *name, const char *text)
     if (msg.quiet)
         return;
     progress_erase();
-    fprintf(stderr, "%s: %s: warning: %s\n", progname, name, text);
+    say("%s: warning: %s", name, text);
 }
 
 /* Prints a note about a file: "etldump: FILE: note: message". */
@@ -101,7 +163,7 @@ static void on_note(void *ctx, const char *name, const char *text)
     if (msg.quiet)
         return;
     progress_erase();
-    fprintf(stderr, "%s: %s: note: %s\n", progname, name, text);
+    say("%s: note: %s", name, text);
 }
 
 /* Prints why a file cannot be read: "etldump: FILE: reason". */
@@ -109,7 +171,7 @@ static void on_unreadable(void *ctx, const char *name, const char *text)
 {
     (void)ctx;
     progress_erase();
-    fprintf(stderr, "%s: %s: %s\n", progname, name, text);
+    say("%s: %s", name, text);
 }
 
 /* Returns the seconds from a to b. */
@@ -134,8 +196,10 @@ static void on_progress(void *ctx, const char *name, uint64_t done, uint64_t tot
     double rate = t > 0 ? (double)done / t : 0;
     double left = rate > 0 && total > done ? (double)(total - done) / rate : 0;
     unsigned pct = done >= total ? 100 : (unsigned)(done * 100 / total);
-    fprintf(stderr, "\r\033[K%s: %s: %u%% %.0f MB/s %u:%02u left", progname, name, pct,
-            rate / 1e6, (unsigned)left / 60, (unsigned)left % 60);
+    char text[1024];
+    snprintf(text, sizeof text, "%s: %u%% %.0f MB/s %u:%02u left", name, pct, rate / 1e6,
+             (unsigned)left / 60, (unsigned)left % 60);
+    put_line("\r\033[K", text, "");
     msg.progress_on = true;
 }
 
@@ -219,14 +283,14 @@ static int output_open(struct output *o, const char *name)
     struct stat st;
     bool exists = stat(name, &st) == 0;
     if (!exists && errno != ENOENT) {
-        fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
+        say("%s: %s", name, strerror(errno));
         return EXIT_WRITE;
     }
     if (exists && !S_ISREG(st.st_mode)) {
         /* A device, FIFO or socket: written as it is. */
         o->fd = open(name, O_WRONLY | O_CLOEXEC);
         if (o->fd < 0) {
-            fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
+            say("%s: %s", name, strerror(errno));
             return EXIT_WRITE;
         }
         return 0;
@@ -234,7 +298,7 @@ static int output_open(struct output *o, const char *name)
     /* A file the user may not write is left alone, as a shell's > would
      * leave it, though its directory would let it be replaced. */
     if (exists && faccessat(AT_FDCWD, name, W_OK, AT_EACCESS) != 0) {
-        fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
+        say("%s: %s", name, strerror(errno));
         return EXIT_WRITE;
     }
     /* Through a symbolic link, the file it names is replaced, or made. */
@@ -242,10 +306,10 @@ static int output_open(struct output *o, const char *name)
     o->target = exists ? realpath(name, NULL) : link_target(name);
     if (!o->target) {
         if (errno == ENOMEM) {
-            fprintf(stderr, "%s: out of memory\n", progname);
+            say("out of memory");
             return EXIT_NOMEM;
         }
-        fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
+        say("%s: %s", name, strerror(errno));
         return EXIT_WRITE;
     }
     const char *slash = strrchr(o->target, '/');
@@ -253,7 +317,7 @@ static int output_open(struct output *o, const char *name)
     size_t n = dir + sizeof ".etldump-XXXXXX";
     tmp_path = malloc(n);
     if (!tmp_path) {
-        fprintf(stderr, "%s: out of memory\n", progname);
+        say("out of memory");
         free(o->target);
         return EXIT_NOMEM;
     }
@@ -261,8 +325,7 @@ static int output_open(struct output *o, const char *name)
     memcpy(tmp_path + dir, ".etldump-XXXXXX", sizeof ".etldump-XXXXXX");
     o->fd = mkstemp(tmp_path);
     if (o->fd < 0) {
-        fprintf(stderr, "%s: %s: cannot create a temporary file beside it: %s\n",
-                progname, name, strerror(errno));
+        say("%s: cannot create a temporary file beside it: %s", name, strerror(errno));
         free(tmp_path);
         tmp_path = NULL;
         free(o->target);
@@ -441,7 +504,7 @@ static int flush_stdout(void)
     int e = errno ? errno : EIO;
     if (e == EPIPE)
         return EXIT_CLEAN; /* the reader of a pipe went away */
-    fprintf(stderr, "%s: standard output: %s\n", progname, strerror(e));
+    say("standard output: %s", strerror(e));
     return EXIT_WRITE;
 }
 
@@ -455,11 +518,10 @@ static int usage_error(const char *fmt, ...)
 static int usage_error(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: ", progname);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsay(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
+    fprintf(stderr, "Try '%s --help' for more information.\n", progname);
     return EXIT_USAGE;
 }
 
@@ -520,17 +582,16 @@ static bool names_options(const char *gm_list, const char *lc_spec, const char *
     const char *opt = gm_list ? "--groupmask" : "--logger-context";
     char err[256];
     if (gm_list && lc_spec) {
-        fprintf(stderr, "%s: choose one of --groupmask and --logger-context\n", progname);
+        say("choose one of --groupmask and --logger-context");
         return false;
     }
     if (nviews || nfiles) {
-        fprintf(stderr, "%s: %s takes no view option and no input FILE\n", progname,
-                opt);
+        say("%s takes no view option and no input FILE", opt);
         return false;
     }
     if ((gm_list && etl_groupmask_check(gm_list, err, sizeof err) != 0) ||
         (lc_spec && etl_logger_context_check(windows, arch, err, sizeof err) != 0)) {
-        fprintf(stderr, "%s: %s\n", progname, err);
+        say("%s", err);
         return false;
     }
     return true;
@@ -544,7 +605,7 @@ static int logger_context(struct etl_printer *p, const char *spec, const char *w
     char err[512];
     int rc = etl_run_logger_context(p, spec, windows, arch, err, sizeof err);
     if (rc == -2) {
-        fprintf(stderr, "%s: %s\n", progname, err);
+        say("%s", err);
         return EXIT_INPUT;
     }
     if (rc == -3)
@@ -569,16 +630,15 @@ static int dump_file(const char *arg, struct etl_printer *p, const struct etl_vi
     enum etl_result r = etl_dump(&in, vo, p, &messages);
     progress_erase();
     if (msg.shown > MAX_MESSAGES)
-        fprintf(stderr, "%s: %s: %lu more problems not shown\n", progname, in.name,
+        say("%s: %lu more problems not shown", in.name,
                 msg.shown - MAX_MESSAGES);
     if (r == ETL_RESULT_NOMEM)
-        fprintf(stderr, "%s: %s: out of memory\n", progname, in.name);
+        say("%s: out of memory", in.name);
     else if (r == ETL_RESULT_TEMP_LOST)
-        fprintf(stderr, "%s: %s: a temporary file could not be read back\n", progname,
-                in.name);
+        say("%s: a temporary file could not be read back", in.name);
     else if (r == ETL_RESULT_NO_LIBXML2)
-        fprintf(stderr, "%s: %s: its EventSource manifests need libxml2, which could not be "
-                "loaded: %s\n", progname, in.name, etl_library_xml_error());
+        say("%s: its EventSource manifests need libxml2, which could not be loaded: %s",
+            in.name, etl_library_xml_error());
     return status[r];
 }
 
@@ -653,11 +713,11 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             if (optarg) {
                 int r = etl_filter_add(filter, ETL_FILTER_EVENTS, optarg, ferr, sizeof ferr);
                 if (r == -2) {
-                    fprintf(stderr, "%s: out of memory\n", progname);
+                    say("out of memory");
                     return EXIT_NOMEM;
                 }
                 if (r != 0) {
-                    fprintf(stderr, "%s: --events %s\n", progname, ferr);
+                    say("--events %s", ferr);
                     return EXIT_USAGE;
                 }
             }
@@ -743,7 +803,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
                                    argv[optind]);
             if (optarg && etl_usage_interval_parse(optarg, &vo.usage_interval_ns, ferr,
                                                    sizeof ferr) != 0) {
-                fprintf(stderr, "%s: --usage %s\n", progname, ferr);
+                say("--usage %s", ferr);
                 return EXIT_USAGE;
             }
             view = ETL_VIEW_USAGE;
@@ -756,12 +816,12 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             case 0:
                 break;
             case -2:
-                fprintf(stderr, "%s: out of memory\n", progname);
+                say("out of memory");
                 return EXIT_NOMEM;
             default: {
                 static const char *const fname[] = { "cpu", "tid", "pid", "process",
                                                      "range", "hook" };
-                fprintf(stderr, "%s: --%s %s\n", progname, fname[c - OPT_CPU], ferr);
+                say("--%s %s", fname[c - OPT_CPU], ferr);
                 return EXIT_USAGE;
             }
             }
@@ -785,16 +845,15 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     }
     int ninputs = argc - optind;
     if (nviews > 1) {
-        fprintf(stderr, "%s: choose one of --info, --stats, --events, --summary and "
-                "--usage\n", progname);
+        say("choose one of --info, --stats, --events, --summary and --usage");
         return EXIT_USAGE;
     }
     if (vo.no_fields && view != ETL_VIEW_EVENTS) {
-        fprintf(stderr, "%s: --no-fields goes with --events\n", progname);
+        say("--no-fields goes with --events");
         return EXIT_USAGE;
     }
     if (etl_filter_has_hook(filter) && view != ETL_VIEW_EVENTS && view != ETL_VIEW_STATS) {
-        fprintf(stderr, "%s: --hook goes with --events=all or --stats\n", progname);
+        say("--hook goes with --events=all or --stats");
         return EXIT_USAGE;
     }
     vo.view = view;
@@ -802,7 +861,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         !names_options(gm_list, lc_spec, windows, arch, nviews, ninputs))
         return EXIT_USAGE;
     if ((windows || arch) && !lc_spec) {
-        fprintf(stderr, "%s: --windows and --arch go with --logger-context\n", progname);
+        say("--windows and --arch go with --logger-context");
         return EXIT_USAGE;
     }
     if (ninputs == 0 && !gm_list && !lc_spec)
@@ -815,23 +874,21 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     /* The memory image of --logger-context is an input as much as FILE. */
     char *lc_file = NULL;
     if (lc_spec && !(lc_file = etl_logger_context_file(lc_spec))) {
-        fprintf(stderr, "%s: out of memory\n", progname);
+        say("out of memory");
         return EXIT_NOMEM;
     }
     const char *same;
     bool refuse = output_is_input(output, argv + optind, ninputs, lc_file, &same);
     if (refuse && output)
-        fprintf(stderr, "%s: -o %s is the input %s: refusing to overwrite it\n",
-                progname, output, same);
+        say("-o %s is the input %s: refusing to overwrite it", output, same);
     else if (refuse)
-        fprintf(stderr, "%s: standard output is the input %s: refusing to write into it\n",
-                progname, same);
+        say("standard output is the input %s: refusing to write into it", same);
     free(lc_file);
     if (refuse)
         return EXIT_USAGE;
     if (etl_format_check(format, view, ninputs, !output && isatty(STDOUT_FILENO),
                          ferr, sizeof ferr) != 0) {
-        fprintf(stderr, "%s: %s\n", progname, ferr);
+        say("%s", ferr);
         return EXIT_USAGE;
     }
     /* XML output needs libxml2, loaded when first needed: said before any
@@ -839,12 +896,11 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     if (strcmp(format, "xml") == 0) {
         int xr = etl_library_xml(ferr, sizeof ferr);
         if (xr == -2) {
-            fprintf(stderr, "%s: out of memory\n", progname);
+            say("out of memory");
             return EXIT_NOMEM;
         }
         if (xr != 0) {
-            fprintf(stderr, "%s: -f xml needs libxml2, which could not be loaded: %s\n",
-                    progname, ferr);
+            say("-f xml needs libxml2, which could not be loaded: %s", ferr);
             return EXIT_NO_LIBXML2;
         }
     }
@@ -869,7 +925,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     struct etl_out *o = etl_out_new(out.fd);
     struct etl_printer *p = o ? etl_printer_new(format, o, tmode) : NULL;
     if (!p) {
-        fprintf(stderr, "%s: out of memory\n", progname);
+        say("out of memory");
         etl_out_free(o);
         output_close(&out, false);
         return EXIT_NOMEM;
@@ -915,15 +971,14 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         if (err == EPIPE) {
             status = EXIT_CLEAN; /* the reader of a pipe went away */
         } else {
-            fprintf(stderr, "%s: %s: %s\n", progname,
-                    output ? output : "standard output",
+            say("%s: %s", output ? output : "standard output",
                     strerror(err ? err : EIO));
         }
     }
     /* The run's output went nowhere: said, so that an old file is not
      * taken for its output. */
     if (out.discarded && !msg.quiet)
-        fprintf(stderr, "%s: %s: %s\n", progname, output,
+        say("%s: %s", output,
                 out.existed ? "left as it was" : "not written");
     etl_printer_free(p);
     etl_out_free(o);
@@ -934,7 +989,7 @@ int main(int argc, char **argv)
 {
     struct etl_filter *filter = NULL;
     if (etl_library_begin() != 0 || !(filter = etl_filter_new())) {
-        fprintf(stderr, "%s: out of memory\n", progname);
+        say("out of memory");
         etl_library_end();
         return EXIT_NOMEM;
     }

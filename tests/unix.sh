@@ -388,6 +388,23 @@ check "--events all: says what was meant" grep -q -- "--events=all" "$tmp/err"
 expect "--help to a full disk" 4 sh -c "'$etldump' --help > /dev/full"
 check "--help to a full disk: a message" grep -q '^etldump: standard output: No space left on device' "$tmp/err"
 expect "--version to a full disk" 4 sh -c "'$etldump' --version > /dev/full"
+# A control character in a file name or an option's value is shown as \xNN:
+# each message one line, no escape sequence reaching the terminal.
+nl='
+'
+esc=$(printf '\033')
+cp "$sample" "$tmp/new${nl}line.etl"
+expect "names with control characters" 3 "$etldump" --cpu=9 --process="a${nl}b" \
+    "$tmp/new${nl}line.etl" "$tmp/no${esc}[31m.etl"
+check "names with control characters: one line each, escaped" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 3 ] &&
+           grep -q '^etldump: .*new\\\\x0aline.etl: note: --cpu=9: no buffer' '$tmp/err' &&
+           grep -q '^etldump: .*new\\\\x0aline.etl: note: --process=a\\\\x0ab: no process' '$tmp/err' &&
+           grep -q '^etldump: .*no\\\\x1b\\[31m.etl: No such file or directory\$' '$tmp/err' &&
+           ! grep -q \"\$(printf '\\033')\" '$tmp/err'"
+expect "an option's value with a control character" 2 "$etldump" "--time=a${esc}b" "$sample"
+check "an option's value with a control character: escaped" \
+    grep -q '^etldump: --time .*a\\x1bb' "$tmp/err"
 
 # Progress: on a terminal, for inputs over 256 MiB; erased at the end; never
 # when standard error is not a terminal; not with --quiet.
