@@ -50,6 +50,10 @@ enum {
 
 static const char *progname = "etldump";
 
+/* The lists of --groupmask given more than once, joined (run's; freed by
+ * main). */
+static char *gm_joined;
+
 /* The name messages give standard input. */
 static const char stdin_name[] = "(standard input)";
 
@@ -577,7 +581,7 @@ static bool parse_uint(const char *s, unsigned long lo, unsigned long hi,
 /* Checks the options of --groupmask and --logger-context (which read no ETL
  * file); false after a usage message. */
 static bool names_options(const char *gm_list, const char *lc_spec, const char *windows,
-                          const char *arch, int nviews, int nfiles)
+                          const char *arch, bool view, int nfiles)
 {
     const char *opt = gm_list ? "--groupmask" : "--logger-context";
     char err[256];
@@ -585,7 +589,7 @@ static bool names_options(const char *gm_list, const char *lc_spec, const char *
         say("choose one of --groupmask and --logger-context");
         return false;
     }
-    if (nviews || nfiles) {
+    if (view || nfiles) {
         say("%s takes no view option and no input FILE", opt);
         return false;
     }
@@ -686,7 +690,8 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     const char *format = "text", *output = NULL;
     const char *gm_list = NULL, *lc_spec = NULL, *windows = NULL, *arch = NULL;
     enum etl_view_kind view = ETL_VIEW_SWITCHES;
-    int nviews = 0, filenames = -1; /* -1: by the number of inputs */
+    unsigned views = 0; /* the views chosen, a bit each (one given twice is one) */
+    int filenames = -1; /* -1: by the number of inputs */
     enum etl_time_mode tmode = ETL_TIME_REL;
     struct etl_print_opts po = { false, false, false, 0 };
     struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter, ETL_SUMMARY_ALL, 0, 0,
@@ -700,11 +705,11 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         switch (c) {
         case OPT_INFO:
             view = ETL_VIEW_INFO;
-            nviews++;
+            views |= 1u << view;
             break;
         case OPT_STATS:
             view = ETL_VIEW_STATS;
-            nviews++;
+            views |= 1u << view;
             break;
         case OPT_EVENTS:
             if (!optarg && optind < argc && strcmp(argv[optind], "all") == 0)
@@ -722,7 +727,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
                 }
             }
             view = ETL_VIEW_EVENTS;
-            nviews++;
+            views |= 1u << view;
             break;
         case 'f':
             format = optarg;
@@ -774,7 +779,22 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             vo.no_fields = true;
             break;
         case OPT_GROUPMASK:
-            gm_list = optarg;
+            /* Given twice, it adds to its list, as a filter does. */
+            if (gm_list) {
+                size_t a = strlen(gm_list), b = strlen(optarg);
+                char *both = realloc(gm_joined, a + 1 + b + 1);
+                if (!both) {
+                    say("out of memory");
+                    return EXIT_NOMEM;
+                }
+                if (!gm_joined)
+                    memcpy(both, gm_list, a);
+                both[a] = ',';
+                memcpy(both + a + 1, optarg, b + 1);
+                gm_list = gm_joined = both;
+            } else {
+                gm_list = optarg;
+            }
             break;
         case OPT_LCTX:
             lc_spec = optarg;
@@ -793,7 +813,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
                 return usage_error("--summary takes 'routines' (not '%s')", optarg);
             vo.summary_part = optarg ? ETL_SUMMARY_ROUTINES : ETL_SUMMARY_ALL;
             view = ETL_VIEW_SUMMARY;
-            nviews++;
+            views |= 1u << view;
             break;
         case OPT_USAGE:
             if (!optarg && optind < argc && access(argv[optind], F_OK) != 0 &&
@@ -807,7 +827,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
                 return EXIT_USAGE;
             }
             view = ETL_VIEW_USAGE;
-            nviews++;
+            views |= 1u << view;
             break;
         case OPT_CPU: case OPT_TID: case OPT_PID: case OPT_PROCESS: case OPT_RANGE:
         case OPT_HOOK:
@@ -844,7 +864,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         }
     }
     int ninputs = argc - optind;
-    if (nviews > 1) {
+    if (views & (views - 1)) {
         say("choose one of --info, --stats, --events, --summary and --usage");
         return EXIT_USAGE;
     }
@@ -853,12 +873,12 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         return EXIT_USAGE;
     }
     if (etl_filter_has_hook(filter) && view != ETL_VIEW_EVENTS && view != ETL_VIEW_STATS) {
-        say("--hook goes with --events=all or --stats");
+        say("--hook goes with --events or --stats");
         return EXIT_USAGE;
     }
     vo.view = view;
     if ((gm_list || lc_spec) &&
-        !names_options(gm_list, lc_spec, windows, arch, nviews, ninputs))
+        !names_options(gm_list, lc_spec, windows, arch, views != 0, ninputs))
         return EXIT_USAGE;
     if ((windows || arch) && !lc_spec) {
         say("--windows and --arch go with --logger-context");
@@ -994,6 +1014,7 @@ int main(int argc, char **argv)
         return EXIT_NOMEM;
     }
     int status = run(argc, argv, filter);
+    free(gm_joined);
     etl_filter_free(filter);
     etl_library_end();
     return status;

@@ -236,6 +236,23 @@ check "--events names no event has: a note per file and name" \
 "$etldump" --events=Process -f csv "$procs" > "$tmp/want" 2> /dev/null
 check "--events names no event has: the rows of the others" sh -c \
     "'$etldump' --events=Process,Proces -f csv '$procs' 2> /dev/null | cmp -s - '$tmp/want'"
+# Given twice, --events adds to its list; 'all' in any list, any case, is
+# every event.
+"$etldump" --events=Process,Image -f csv "$procs" > "$tmp/want" 2> /dev/null
+expect "--events twice" 0 "$etldump" --events=Process --events=Image -f csv "$procs"
+check "--events twice: the lists added up" cmp -s "$tmp/want" "$tmp/out"
+"$etldump" --events=all -f csv "$procs" > "$tmp/want"
+for arg in "--events=all,Process" "--events=ALL" "--events=Process --events=All"; do
+    # shellcheck disable=SC2086
+    expect "$arg" 0 "$etldump" $arg -f csv "$procs"
+    check "$arg: every event, no note" sh -c "cmp -s '$tmp/want' '$tmp/out' && test ! -s '$tmp/err'"
+done
+expect "--stats twice" 0 "$etldump" --stats --stats "$sample"
+expect "--groupmask twice" 0 "$etldump" --groupmask=PERF_CONTEXT_SWITCH --groupmask=0x10
+check "--groupmask twice: the lists added up" \
+    sh -c "grep -q '^ *0 0x00000010 EVENT_TRACE_FLAG_CSWITCH' '$tmp/out' &&
+           grep -q '^ *1 0x00000004 PERF_CONTEXT_SWITCH' '$tmp/out'"
+expect "--groupmask twice, the first unknown" 2 "$etldump" --groupmask=BOGUS --groupmask=0x10
 # (thread 5332 has events, none of them Process events)
 expect "--events with other filters leaving no row" 0 "$etldump" --events=Process --tid=5332 "$procs"
 check "--events with other filters leaving no row: no note" test ! -s "$tmp/err"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fmt.h"
 
@@ -175,6 +176,14 @@ static void id_hits(const struct etl_id_list *l, uint32_t v)
             l->hit[i] = 1;
 }
 
+/* Frees a list of names. */
+static void free_names(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
 int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *arg,
                    char *err, size_t errcap)
 {
@@ -202,8 +211,15 @@ int etl_filter_add(struct etl_filter *f, enum etl_filter_opt which, const char *
         what = "a list of HookIds and event names such as 0x0524,0x0501-0x0504,Process/Start";
         break;
     case ETL_FILTER_EVENTS:
-        ok = strcmp(arg, "all") == 0 ||
-             parse_names(&f->events.name, &f->events.n, arg, &nomem);
+        ok = parse_names(&f->events.name, &f->events.n, arg, &nomem);
+        /* 'all' anywhere in the lists, in any case, is every event. */
+        for (size_t i = 0; ok && i < f->events.n; i++)
+            f->events_all = f->events_all || strcasecmp(f->events.name[i], "all") == 0;
+        if (ok && f->events_all) {
+            free_names(f->events.name, f->events.n);
+            f->events.name = NULL;
+            f->events.n = 0;
+        }
         nomem = nomem || !hits(&f->events.hit, f->events.n);
         what = "'all' or event names and name prefixes such as Process,Image/Load";
         break;
@@ -263,14 +279,6 @@ bool etl_filter_has_hook(const struct etl_filter *f)
 bool etl_filter_names(const struct etl_filter *f)
 {
     return f && (f->hook_names.n || f->events.n);
-}
-
-/* Frees a list of names. */
-static void free_names(char **list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(list[i]);
-    free(list);
 }
 
 void etl_filter_clear(struct etl_filter *f)

@@ -43,7 +43,8 @@ struct etl_name_list {
 struct etl_filter {
     struct etl_id_list cpu, tid, pid, hook;
     struct etl_name_list hook_names; /* --hook entries that are names */
-    struct etl_name_list events;     /* --events=NAMES */
+    struct etl_name_list events;     /* --events=NAMES (none: every event) */
+    bool events_all;                 /* 'all' among them: every event */
     char **process;           /* image names as given */
     size_t nprocess;
     bool has_start, has_end;
