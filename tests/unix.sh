@@ -325,6 +325,16 @@ check "two inputs: every row names its file" \
 check "two inputs: JSON rows start with file" test "$(jq -r 'keys_unsorted[0]' "$tmp/two.json" | sort -u)" = file
 "$etldump" "$sample" "$procs" > "$tmp/two.txt"
 check "two inputs: text rows start with file" sh -c "grep -v '^#' '$tmp/two.txt' | grep -v '^\$' | grep -vq '^file \\|demo-'; [ \$? -ne 0 ]"
+# A blank line between the outputs of two files, none for an input with no
+# output (one missing): not first, not last, not two in a row.
+"$etldump" "$tmp/none1.etl" "$sample" "$tmp/none2.etl" "$tmp/none3.etl" "$procs" \
+    "$tmp/none4.etl" > "$tmp/gaps.txt" 2> /dev/null
+check "text: one blank line between files, whatever could not be read" \
+    sh -c "[ \$(grep -c '^\$' '$tmp/gaps.txt') -eq 1 ] && head -n 1 '$tmp/gaps.txt' | grep -q '^# ' &&
+           [ -n \"\$(tail -n 1 '$tmp/gaps.txt')\" ] &&
+           [ \$(grep -A1 '^\$' '$tmp/gaps.txt' | grep -c '^# .*demo-processes.etl') -eq 1 ]"
+"$etldump" "$tmp/none1.etl" "$tmp/none2.etl" > "$tmp/gaps.txt" 2> /dev/null
+check "text: nothing for inputs that cannot be read" test ! -s "$tmp/gaps.txt"
 "$etldump" -f csv -H "$sample" > "$tmp/h.csv"
 check "-H: the file column for one input" sh -c "head -n 1 '$tmp/h.csv' | grep -q '^file,cpu,'"
 "$etldump" -f csv --no-filename "$sample" "$procs" > "$tmp/nf.csv"

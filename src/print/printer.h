@@ -196,7 +196,9 @@ struct etl_printer {
     struct etl_clock clock;    /* of the current file */
     const char *file;          /* the current input's name (for the file column) */
     const struct etl_table *table;
-    bool header_done;          /* CSV: the header row has been written */
+    bool header_done;          /* CSV: the header row has been written; text:
+                                * a file's output has begun */
+    bool blank_due;            /* text: a blank line before the next line */
     bool fork;                 /* a fork: rows only, into a memory output */
     void *priv;
     /* Leading digits of the last large integer and of the last relative

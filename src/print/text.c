@@ -104,13 +104,23 @@ static void pad(struct etl_out *o, size_t n)
     }
 }
 
+/* A blank line between the outputs of two files goes before the first
+ * line of the second, so that a file with no output (one that cannot be
+ * read) leaves none. */
 static int text_begin_file(struct etl_printer *p, const char *path)
 {
     (void)path;
-    if (p->header_done)
-        etl_out_putc(p->out, '\n'); /* a blank line between files */
-    p->header_done = true;
+    p->blank_due = p->header_done;
     return etl_print_status(p);
+}
+
+/* Called before a file's lines: its blank line, if due. */
+static void text_lines_begin(struct etl_printer *p)
+{
+    if (p->blank_due)
+        etl_out_putc(p->out, '\n');
+    p->blank_due = false;
+    p->header_done = true;
 }
 
 /* text_cell's general case: strings from the file, long values. */
@@ -199,6 +209,7 @@ static size_t last_shown(const struct etl_printer *p, const struct etl_table *t)
 
 static int text_begin_table(struct etl_printer *p, const struct etl_table *t)
 {
+    text_lines_begin(p);
     p->table = t;
     if (t->vertical || p->opt.no_header)
         return etl_print_status(p);
@@ -223,6 +234,7 @@ static int text_describe(struct etl_printer *p, const char *line)
 {
     if (p->opt.no_header)
         return etl_print_status(p);
+    text_lines_begin(p);
     etl_out_puts(p->out, "# ");
     text_string(p->out, line, SIZE_MAX);
     etl_out_putc(p->out, '\n');
