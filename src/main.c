@@ -64,7 +64,9 @@ static struct {
     bool quiet;               /* --quiet: no notes, warnings or progress */
     bool progress_ok;         /* standard error is a terminal */
     bool progress_on;         /* a progress line is on the screen */
-    struct timespec start, last;
+    bool progress_begun;      /* the current file has reported progress */
+    uint64_t begun_at;        /* its bytes done at the first report */
+    struct timespec start, last; /* the first report, the last shown */
 } msg;
 
 /* Writes lead, "etldump: ", text and end to standard error in one write,
@@ -193,16 +195,27 @@ static void on_progress(void *ctx, const char *name, uint64_t done, uint64_t tot
         return;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!msg.progress_begun) {
+        /* The rate counts from here: what came before (the index, a
+         * pass over the processes) is not reading at the rate to come. */
+        msg.progress_begun = true;
+        msg.start = now;
+        msg.begun_at = done;
+    }
     if (msg.progress_on && seconds(&msg.last, &now) < 0.25)
         return;
     msg.last = now;
     double t = seconds(&msg.start, &now);
-    double rate = t > 0 ? (double)done / t : 0;
-    double left = rate > 0 && total > done ? (double)(total - done) / rate : 0;
     unsigned pct = done >= total ? 100 : (unsigned)(done * 100 / total);
     char text[1024];
-    snprintf(text, sizeof text, "%s: %u%% %.0f MB/s %u:%02u left", name, pct, rate / 1e6,
-             (unsigned)left / 60, (unsigned)left % 60);
+    if (t < 0.25 || done <= msg.begun_at) { /* too soon for a rate: it would promise hours */
+        snprintf(text, sizeof text, "%s: %u%%", name, pct);
+    } else {
+        double rate = (double)(done - msg.begun_at) / t;
+        double left = rate > 0 && total > done ? (double)(total - done) / rate : 0;
+        snprintf(text, sizeof text, "%s: %u%% %.0f MB/s %u:%02u left", name, pct, rate / 1e6,
+                 (unsigned)left / 60, (unsigned)left % 60);
+    }
     put_line("\r\033[K", text, "");
     msg.progress_on = true;
 }
@@ -631,7 +644,7 @@ static int dump_file(const char *arg, struct etl_printer *p, const struct etl_vi
     struct etl_input in = { std ? stdin_name : arg, std ? NULL : arg,
                             std ? STDIN_FILENO : -1, NULL, 0 };
     msg.shown = 0;
-    clock_gettime(CLOCK_MONOTONIC, &msg.start);
+    msg.progress_begun = false;
     enum etl_result r = etl_dump(&in, vo, p, &messages);
     progress_erase();
     if (msg.shown > MAX_MESSAGES)
