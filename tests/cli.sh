@@ -285,8 +285,9 @@ for v in "" $views; do
     "$etldump" $v $o --tid=5332 --pid=1256 "$procs" > "$tmp/one" 2> /dev/null
     [ -z "$o" ] || cp "$out" "$tmp/one"
     # shellcheck disable=SC2086
+    # (an entry given twice is one, with one note)
     expect "--tid, --pid entries nothing has ($v)" 0 "$etldump" $v $o --tid=5332,99999 \
-        --pid=99990-99999,1256 "$procs"
+        --tid=99999 --pid=99990-99999,1256,99990-99999 "$procs"
     [ -z "$o" ] || cp "$out" "$tmp/out"
     case $v in
     *perfetto*)

@@ -280,12 +280,13 @@ if [ -f "$sample" ]; then
 
     # A --process name that no process of the trace has gets one note, in
     # every view that filters by process; names that some process (or the
-    # Idle process) has, in any case, with a path or without .exe, none.
+    # Idle process) has, in any case, with a path or without .exe, none; a
+    # name given twice, in any case, is one.
     note="^etldump: [^:]*demo-processes.etl: note: --process=Nosuch.exe: no process in this trace has that name; --summary or --events=Process lists those it has\$"
     for v in "" --summary --usage --events=all --stats "-f svg -o $tmp/p.svg"; do
         # shellcheck disable=SC2086
         "$etldump" $v --process='teams,Nosuch.exe,IDLE,C:\Windows\System32\conhost.exe' \
-            "$sample" > /dev/null 2> "$tmp/err"
+            --process=nosuch.EXE "$sample" > /dev/null 2> "$tmp/err"
         rc=$?
         if [ "$rc" -eq 0 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "$note" "$tmp/err"; then
             ok

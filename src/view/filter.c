@@ -43,13 +43,17 @@ static bool parse_list(struct etl_id_list *l, const char *arg, uint32_t max, boo
             if (!parse_num(&s, max, &r.hi) || r.hi < r.lo)
                 return false;
         }
-        struct etl_id_range *nr = realloc(l->r, (l->n + 1) * sizeof *nr);
+        bool again = false; /* given before: one entry (and one note) */
+        for (size_t i = 0; i < l->n && !again; i++)
+            again = l->r[i].lo == r.lo && l->r[i].hi == r.hi;
+        struct etl_id_range *nr = again ? l->r : realloc(l->r, (l->n + 1) * sizeof *nr);
         if (!nr) {
             *nomem = true;
             return false;
         }
         l->r = nr;
-        l->r[l->n++] = r;
+        if (!again)
+            l->r[l->n++] = r;
         l->set = true;
         if (*s == '\0')
             return true;
@@ -91,6 +95,9 @@ static bool parse_seconds(const char *s, const char *end, int64_t *ns)
 /* Appends a copy of s[0..n) to a list of names; false when out of memory. */
 static bool add_name(char ***list, size_t *count, const char *s, size_t n)
 {
+    for (size_t i = 0; i < *count; i++)
+        if (strncasecmp((*list)[i], s, n) == 0 && (*list)[i][n] == '\0')
+            return true; /* given before, in any case: one entry (and one note) */
     char **nl = realloc(*list, (*count + 1) * sizeof *nl);
     if (!nl)
         return false;
