@@ -86,6 +86,23 @@ bias() {
 }
 # A wrong bias is noticed and named.
 bias "wrong bias not reported" 1 'impossible thread state.*max-wait-reason' --max-wait-reason=0x2a --seed=46
+# Every view that reads the switches counts them in one message that names
+# the value in use, whence it came, and a documented one that fits.
+for v in "" --summary --usage "-f svg -o $tmp/t.svg" "-f perfetto -o $tmp/t.pftrace" \
+         "--max-wait-reason=0x28"; do
+    # shellcheck disable=SC2086
+    "$etldump" $v "$tmp/t.etl" > /dev/null 2> "$tmp/err"
+    rc=$?
+    case $v in
+        --max*) was="0x28 (given by --max-wait-reason)" ;;
+        *) was="0x27 (the default for build 19041)" ;;
+    esac
+    if [ "$rc" -eq 1 ] && grep -q "^etldump: [^:]*t.etl: offset 0x0: [0-9]* compact switches decode to impossible thread states with MaximumWaitReason $was; 0x2a gives none: try --max-wait-reason=0x2a\$" "$tmp/err"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "switches: FAIL: wrong bias counted and named ($v) (exit $rc): $(tail -n 1 "$tmp/err")"
+    fi
+done
 # A bias too high decodes states as plausible wait reasons: a Windows 7 trace
 # (0x25) read with the Windows 11 default (0x2A). The states contradict it,
 # and a warning says so and names the option; with the trace's own bias, or

@@ -117,12 +117,28 @@ static uint64_t impossible(const uint64_t hist[64], unsigned b)
     return n;
 }
 
+/* The MaximumWaitReason values documented for some Windows kernel
+ * (format.md §8.4). */
+static const unsigned documented[] = { 0x1B, 0x25, 0x26, 0x27, 0x28, 0x2A, 0x2B };
+
+unsigned etl_max_wait_reason_possible(const uint64_t hist[64], unsigned bias)
+{
+    unsigned best = 0;
+    uint64_t best_ready = 0;
+    for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++) {
+        unsigned b = documented[i];
+        if (b != bias && impossible(hist, b) == 0 && (!best || hist[b + 1] > best_ready)) {
+            best = b;
+            best_ready = hist[b + 1];
+        }
+    }
+    return best;
+}
+
 unsigned etl_max_wait_reason_fit(const uint64_t hist[64], unsigned bias, uint64_t *ready)
 {
-    /* The MaximumWaitReason values documented for some Windows kernel
-     * (format.md §8.4); a thread switched out while runnable is mostly
-     * Ready (state 1), encoded as bias + 1. */
-    static const unsigned documented[] = { 0x1B, 0x25, 0x26, 0x27, 0x28, 0x2A, 0x2B };
+    /* A thread switched out while runnable is mostly Ready (state 1),
+     * encoded as bias + 1. */
     uint64_t total = 0;
     for (unsigned v = 0; v < 64; v++)
         total += hist[v];

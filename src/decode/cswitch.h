@@ -86,6 +86,11 @@ unsigned etl_max_wait_reason_for_build(uint32_t build);
  * that many. */
 unsigned etl_max_wait_reason_fit(const uint64_t hist[64], unsigned bias, uint64_t *ready);
 
+/* Returns the documented MaximumWaitReason other than bias under which none
+ * of the values of hist decodes to an impossible state (of those, the one
+ * with the most Ready switch-outs), or 0 when there is none. */
+unsigned etl_max_wait_reason_possible(const uint64_t hist[64], unsigned bias);
+
 /* Receives one problem inside a batch at byte offset `at` of the event data. */
 typedef void (*etl_batch_diag_fn)(void *ctx, const struct etl_event *ev,
                                   size_t at, const char *msg);

@@ -5,6 +5,7 @@
 #include "grow.h"
 #include "decode/swreader.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -498,23 +499,33 @@ unsigned etl_switch_reader_bias(const struct etl_switch_reader *r)
 void etl_switch_reader_check_bias(const struct etl_switch_reader *r, bool given)
 {
     const struct etl_switch_stats *st = &r->stats;
-    uint32_t build = etl_file_header(r->f)->build;
-    if (st->implausible_states) {
-        etl_report(r->f, 0,
-                   "%llu compact switches decode to impossible thread states with "
-                   "MaximumWaitReason 0x%x (build %u); try --max-wait-reason",
-                   (unsigned long long)st->implausible_states, r->bias, (unsigned)build);
-        return;
-    }
+    char whence[64];
+    if (given)
+        snprintf(whence, sizeof whence, "given by --max-wait-reason");
+    else
+        snprintf(whence, sizeof whence, "the default for build %u",
+                 (unsigned)etl_file_header(r->f)->build);
     uint64_t fit_ready = 0;
     unsigned fit = etl_max_wait_reason_fit(st->state_wr, r->bias, &fit_ready);
+    if (st->implausible_states) {
+        /* A documented value under which every state is possible. */
+        unsigned good = etl_max_wait_reason_possible(st->state_wr, r->bias);
+        char hint[64] = "try --max-wait-reason";
+        if (good)
+            snprintf(hint, sizeof hint, "0x%x gives none: try --max-wait-reason=0x%x", good,
+                     good);
+        etl_report(r->f, 0,
+                   "%llu compact switches decode to impossible thread states with "
+                   "MaximumWaitReason 0x%x (%s); %s",
+                   (unsigned long long)st->implausible_states, r->bias, whence, hint);
+        return;
+    }
     if (fit)
         etl_warn(r->f,
                  "compact switch states fit MaximumWaitReason 0x%x better than 0x%x (%s): "
                  "%llu switch-outs decode as Ready with 0x%x, %llu with 0x%x; "
                  "try --max-wait-reason=0x%x",
-                 fit, r->bias, given ? "given by --max-wait-reason" : "the default for the build",
-                 (unsigned long long)fit_ready, fit,
+                 fit, r->bias, whence, (unsigned long long)fit_ready, fit,
                  (unsigned long long)(r->bias + 1 < 64 ? st->state_wr[r->bias + 1] : 0),
                  r->bias, fit);
 }

@@ -491,6 +491,8 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
         ok = pf_first_tree(&x, pf_time(&x, x.clk->t0));
     if (ok)
         pf_flush_events(&x);
+    if (ok)
+        etl_switch_reader_check_bias(sp.reader, o->max_wait_reason != 0);
     if (!ok)
         etl_file_nomem(f);
     else if (!p->out->err && !(o->strict && etl_file_problems(f)))

@@ -676,6 +676,8 @@ static int svg_export(struct etl_printer *p, struct etl_file *f, const struct et
     uint32_t *rank = ok ? svg_rank(&g, &nrank) : NULL;
     if (rank)
         draw(&g, f, rank, nrank);
+    if (ok)
+        etl_switch_reader_check_bias(sp.reader, o->max_wait_reason != 0);
     if (!rank || g.oom)
         etl_file_nomem(f);
     else if (!(o->strict && etl_file_problems(f)))

@@ -687,6 +687,8 @@ int etl_view_usage(struct etl_printer *p, struct etl_file *f, const struct etl_v
         etl_file_nomem(f);
     else if (v.rc == 0)
         v.rc = etl_print_end_table(p);
+    if (ok)
+        etl_switch_reader_check_bias(sp.reader, o->max_wait_reason != 0);
     if (ok && v.rc == 0 && !(o->strict && etl_file_problems(f)))
         etl_view_switches_end(f, sp.reader, sp.streams, o->filter, ETL_SEEN_SWITCHES, NULL);
     etl_usage_free(v.u);
