@@ -1030,20 +1030,26 @@ int etl_fields_text(const struct etl_fields *fl, struct etl_out *o)
         if (!first && etl_out_putc(o, ' ') != 0)
             return -1;
         first = false;
-        /* Names come from files too: control bytes and spaces are shown as '_'. */
+        /* Names come from files too: a control character, a space or an
+         * '=' is shown as '_', bytes that are not UTF-8 as U+FFFD (as
+         * every format shows them). */
         const unsigned char *u = (const unsigned char *)it.cur;
         size_t k = f->plain && it.depth == 0 ? it.cur_len : 0;
-        while (k < it.cur_len && tx_class[u[k]] == TX_PLAIN)
+        while (k < it.cur_len && u[k] < 0x80 && tx_class[u[k]] == TX_PLAIN)
             k++;
-        int r;
-        if (k == it.cur_len) {
-            r = etl_out_write(o, it.cur, k);
-        } else {
-            char nm[sizeof it.name];
-            for (size_t i = 0; i < it.cur_len; i++)
-                nm[i] = tx_class[u[i]] == TX_QUOTE || text_escaped(u, it.cur_len, i)
-                            ? '_' : it.cur[i];
-            r = etl_out_write(o, nm, it.cur_len);
+        int r = etl_out_write(o, it.cur, k);
+        for (size_t i = k; i < it.cur_len && r == 0;) {
+            size_t q = utf8_seq(u + i, it.cur_len - i);
+            if (q == 0) {
+                r = etl_out_write(o, "\xEF\xBF\xBD", 3);
+                i++;
+            } else if (tx_class[u[i]] == TX_QUOTE || text_escaped(u, it.cur_len, i)) {
+                r = etl_out_putc(o, '_');
+                i += q;
+            } else {
+                r = etl_out_write(o, u + i, q);
+                i += q;
+            }
         }
         if (r != 0 || etl_out_putc(o, '=') != 0)
             return -1;

@@ -146,5 +146,24 @@ while [ "$i" -lt "$n" ]; do
         fi
     done < "$tmp/ws.json"
 done
+
+# A field name that is not UTF-8 (a byte of pv-primitive-types' int64_type
+# made 0xF3, in a copy) shows as U+FFFD in every format: the output stays
+# valid UTF-8.
+f=$dir/pv-primitive-types.etl
+if [ -f "$f" ]; then
+    cp "$f" "$tmp/badname.etl"
+    off=$(grep -boa 'int64_type' "$tmp/badname.etl" | head -n 1 | cut -d: -f1)
+    printf '\363' | dd of="$tmp/badname.etl" bs=1 seek=$((off + 6)) conv=notrunc 2>/dev/null
+    for fmt in text csv json xml; do
+        "$etldump" -q --events=all -f $fmt "$tmp/badname.etl" > "$tmp/badname.$fmt"
+        if iconv -f UTF-8 -t UTF-8 "$tmp/badname.$fmt" > /dev/null 2>&1 &&
+           grep -q "int64_$(printf '\357\277\275')ype" "$tmp/badname.$fmt"; then
+            ok
+        else
+            bad "a field name that is not UTF-8: the $fmt output is not UTF-8, or no U+FFFD"
+        fi
+    done
+fi
 echo "real: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
