@@ -335,6 +335,12 @@ check "text: one blank line between files, whatever could not be read" \
            [ \$(grep -A1 '^\$' '$tmp/gaps.txt' | grep -c '^# .*demo-processes.etl') -eq 1 ]"
 "$etldump" "$tmp/none1.etl" "$tmp/none2.etl" > "$tmp/gaps.txt" 2> /dev/null
 check "text: nothing for inputs that cannot be read" test ! -s "$tmp/gaps.txt"
+# --info's text is a field a line: its own file line names each input.
+"$etldump" --info "$sample" "$procs" > "$tmp/two.info"
+check "two inputs: --info's text names each" \
+    test "$(grep -c '^file: .*demo-\(compact\|processes\).etl$' "$tmp/two.info")" -eq 2
+"$etldump" --info -H "$sample" > "$tmp/h.info"
+check "-H: --info's text names its input" grep -q '^file: .*demo-compact.etl$' "$tmp/h.info"
 "$etldump" -f csv -H "$sample" > "$tmp/h.csv"
 check "-H: the file column for one input" sh -c "head -n 1 '$tmp/h.csv' | grep -q '^file,cpu,'"
 "$etldump" -f csv --no-filename "$sample" "$procs" > "$tmp/nf.csv"

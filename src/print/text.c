@@ -184,10 +184,11 @@ static inline void text_cell(struct etl_out *o, const char *s, size_t n, int w, 
 }
 
 /* Returns true if column i is shown in the text view: not hidden, and not
- * a table's own `file` column when the printer shows the file first. */
+ * a table's own `file` column when the printer shows the file first (in a
+ * table of rows; a table of one field a line has no such first column). */
 static bool shown(const struct etl_printer *p, const struct etl_table *t, size_t i)
 {
-    if (p->opt.with_filename && i == 0 && strcmp(t->cols[0].name, "file") == 0)
+    if (p->opt.with_filename && i == 0 && !t->vertical && strcmp(t->cols[0].name, "file") == 0)
         return false;
     return !t->cols[i].text_hidden;
 }
