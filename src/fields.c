@@ -724,15 +724,69 @@ static int hex_string(struct etl_out *o, const uint8_t *p, size_t n, const struc
     return w ? jquote(w) : 0;
 }
 
+/* How many members of an object, from entry `from` to entry i (one of
+ * them), have entry i's name: a schema from a file may repeat a name, and
+ * the keys of a JSON object must not (a reader keeps one value). */
+static unsigned earlier_same(const struct etl_fields *fl, size_t from, size_t i)
+{
+    const struct etl_field *f = &fl->f[i];
+    unsigned same = 0;
+    for (size_t j = from; j < i; j++) {
+        const struct etl_field *g = &fl->f[j];
+        if (g->name_len == f->name_len && g->name && f->name &&
+            memcmp(g->name, f->name, f->name_len) == 0)
+            same++;
+        if (g->type == ETL_F_STRUCT_BEGIN || g->type == ETL_F_ARRAY_BEGIN) {
+            /* Past its members, to its end. */
+            for (unsigned d = 1; d > 0 && j + 1 < i;) {
+                j++;
+                if (fl->f[j].type == ETL_F_STRUCT_BEGIN || fl->f[j].type == ETL_F_ARRAY_BEGIN)
+                    d++;
+                else if (fl->f[j].type == ETL_F_STRUCT_END || fl->f[j].type == ETL_F_ARRAY_END)
+                    d--;
+            }
+        }
+    }
+    return same;
+}
+
+/* A bit of 64 for the name of entry f: members whose bits differ have
+ * different names. */
+static inline uint64_t name_bit(const struct etl_field *f)
+{
+    size_t n = f->name ? f->name_len : 0;
+    unsigned h = n ? (unsigned)n * 31u + (unsigned char)f->name[0] +
+                         7u * (unsigned char)f->name[n - 1]
+                   : 0;
+    return 1ull << (h & 63);
+}
+
+/* Writes the key of a member whose name `again` members before it have:
+ * "name#N", N = again + 1. */
+static int json_key_again(const struct jw *w, bool comma, const char *name, size_t n,
+                          unsigned again)
+{
+    char num[ETL_FMT_NUM_MAX + 2] = "#";
+    size_t k = 1 + etl_fmt_u64(again + 1u, num + 1);
+    if ((comma && etl_out_putc(w->o, ',') != 0) || jquote(w) != 0 ||
+        json_name(w, name, n) != 0 || etl_out_write(w->o, num, k) != 0 || jquote(w) != 0)
+        return -1;
+    return etl_out_putc(w->o, ':');
+}
+
 /* Writes the list as one JSON object through w. */
 static int json_object(const struct etl_fields *fl, const struct jw *w)
 {
     struct etl_out *o = w->o;
     bool in_array[ETL_FIELDS_MAX_DEPTH + 1];
     bool first[ETL_FIELDS_MAX_DEPTH + 1];
+    size_t start[ETL_FIELDS_MAX_DEPTH + 1]; /* each level's first member */
+    uint64_t seen[ETL_FIELDS_MAX_DEPTH + 1];  /* a bit per name_bit of its names */
     unsigned depth = 0;
     in_array[0] = false;
     first[0] = true;
+    start[0] = 0;
+    seen[0] = 0;
     if (etl_out_putc(o, '{') != 0)
         return -1;
     for (size_t i = 0; i < fl->n; i++) {
@@ -759,7 +813,17 @@ static int json_object(const struct etl_fields *fl, const struct jw *w)
             continue;
         }
         if (!in_array[depth]) {
-            if (json_key(w, !first[depth], f->name, f->name_len, f->plain) != 0)
+            /* Names from a file may repeat (etldump's own do not): those
+             * whose bit is set already are looked for among the others. */
+            unsigned again = 0;
+            if (!f->plain) {
+                uint64_t bit = name_bit(f);
+                if (seen[depth] & bit)
+                    again = earlier_same(fl, start[depth], i);
+                seen[depth] |= bit;
+            }
+            if (again ? json_key_again(w, true, f->name, f->name_len, again) != 0
+                      : json_key(w, !first[depth], f->name, f->name_len, f->plain) != 0)
                 return -1;
         } else if (!first[depth] && etl_out_putc(o, ',') != 0) {
             return -1;
@@ -773,6 +837,8 @@ static int json_object(const struct etl_fields *fl, const struct jw *w)
             depth++;
             in_array[depth] = f->type == ETL_F_ARRAY_BEGIN;
             first[depth] = true;
+            start[depth] = i + 1;
+            seen[depth] = 0;
             if (etl_out_putc(o, in_array[depth] ? '[' : '{') != 0)
                 return -1;
             break;

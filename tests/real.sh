@@ -165,5 +165,22 @@ if [ -f "$f" ]; then
         fi
     done
 fi
+# A field name the schema gives twice (pv-primitive-types' uint32_type made
+# uint16_type, in a copy): the JSON keys differ, the second "uint16_type#2",
+# so a reader keeps both values.
+if [ -f "$f" ]; then
+    cp "$f" "$tmp/dup.etl"
+    off=$(grep -boa 'uint32_type' "$tmp/dup.etl" | head -n 1 | cut -d: -f1)
+    printf 'uint16_type' | dd of="$tmp/dup.etl" bs=1 seek="$off" conv=notrunc 2>/dev/null
+    "$etldump" -q --events=solar_system -f json "$tmp/dup.etl" | head -n 1 > "$tmp/dup.json"
+    "$etldump" -q --events=solar_system -f json "$f" | head -n 1 > "$tmp/nodup.json"
+    if [ "$(jq -c '.fields | [.uint16_type, ."uint16_type#2"]' "$tmp/dup.json")" = \
+         "$(jq -c '.fields | [.uint16_type, .uint32_type]' "$tmp/nodup.json")" ] &&
+       [ "$(jq '.fields | length' "$tmp/dup.json")" = "$(jq '.fields | length' "$tmp/nodup.json")" ]; then
+        ok
+    else
+        bad "a field name given twice: $(jq -c .fields "$tmp/dup.json")"
+    fi
+fi
 echo "real: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
