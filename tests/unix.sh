@@ -335,6 +335,10 @@ check "text: one blank line between files, whatever could not be read" \
            [ \$(grep -A1 '^\$' '$tmp/gaps.txt' | grep -c '^# .*demo-processes.etl') -eq 1 ]"
 "$etldump" "$tmp/none1.etl" "$tmp/none2.etl" > "$tmp/gaps.txt" 2> /dev/null
 check "text: nothing for inputs that cannot be read" test ! -s "$tmp/gaps.txt"
+# An empty cell shows as - in text, in place or not.
+"$etldump" --groupmask=PERF_CONTEXT_SWITCH > "$tmp/gm.txt"
+check "text: an empty cell shows as -" \
+    sh -c "grep -q '^ *0 0x00000000 -\$' '$tmp/gm.txt' && ! grep -q ' \$' '$tmp/gm.txt'"
 # --info's text is a field a line: its own file line names each input.
 "$etldump" --info "$sample" "$procs" > "$tmp/two.info"
 check "two inputs: --info's text names each" \

@@ -258,6 +258,10 @@ ETL_INLINE const char *cell_text(struct etl_printer *p, const struct etl_column 
     }
     if (c->type == ETL_COL_STR || c->type == ETL_COL_NAME) {
         *n = etl_cell_len(v);
+        if (*n == 0) { /* an empty cell shows as - */
+            *n = 1;
+            return "-";
+        }
         *from_file = c->type == ETL_COL_STR;
         return v->v.str;
     }
@@ -442,7 +446,7 @@ static ETL_NOINLINE size_t put_wide(const struct blank_row *b, size_t i, const c
  * write it; with wide, one wider than its column too (put_wide). Returns
  * the row's shift after it, or SIZE_MAX when it cannot be written so: a
  * string from the file that is not printable ASCII (text_string's escapes
- * and widths), an empty value, one too wide. */
+ * and widths), one too wide. */
 ETL_INLINE size_t put_in_place(struct etl_printer *p, const struct blank_row *b, size_t i,
                                const struct etl_value *v, char *d, size_t shift, bool wide)
 {
@@ -461,7 +465,9 @@ ETL_INLINE size_t put_in_place(struct etl_printer *p, const struct blank_row *b,
         s = buf;
     }
     size_t aw = (size_t)(c->width < 0 ? -c->width : c->width);
-    if (n == 0 || (n > aw && !wide))
+    if (n == 0)
+        return shift; /* an empty cell shows as -: the dash stays */
+    if (n > aw && !wide)
         return SIZE_MAX;
     char *cell = d + shift + b->end[i] - aw; /* after the separator */
     if (n > aw)
