@@ -147,8 +147,7 @@ static void on_problem(void *ctx, const char *name, uint64_t offset, const char 
     if (++msg.shown > MAX_MESSAGES)
         return;
     progress_erase();
-    say("%s: offset 0x%llx: %s", name,
-            (unsigned long long)offset, text);
+    say("%s: offset 0x%llx: %s", name, (unsigned long long)offset, text);
 }
 
 /* Prints a warning about a file: "etldump: FILE: warning: message". A warning
@@ -648,8 +647,7 @@ static int dump_file(const char *arg, struct etl_printer *p, const struct etl_vi
     enum etl_result r = etl_dump(&in, vo, p, &messages);
     progress_erase();
     if (msg.shown > MAX_MESSAGES)
-        say("%s: %lu more problems not shown", in.name,
-                msg.shown - MAX_MESSAGES);
+        say("%s: %lu more problems not shown", in.name, msg.shown - MAX_MESSAGES);
     if (r == ETL_RESULT_NOMEM)
         say("%s: out of memory", in.name);
     else if (r == ETL_RESULT_TEMP_LOST)
@@ -1005,15 +1003,13 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         if (err == EPIPE) {
             status = EXIT_CLEAN; /* the reader of a pipe went away */
         } else {
-            say("%s: %s", output ? output : "standard output",
-                    strerror(err ? err : EIO));
+            say("%s: %s", output ? output : "standard output", strerror(err ? err : EIO));
         }
     }
     /* The run's output went nowhere: said, so that an old file is not
      * taken for its output. */
     if (out.discarded && !msg.quiet)
-        say("%s: %s", output,
-                out.existed ? "left as it was" : "not written");
+        say("%s: %s", output, out.existed ? "left as it was" : "not written");
     etl_printer_free(p);
     etl_out_free(o);
     return status;
