@@ -155,13 +155,17 @@ struct etl_messages {
 };
 
 /* One input: a path, an open descriptor (fd >= 0; not closed) or a memory
- * block (data, len; not copied), and the name messages call it by. */
+ * block (data, len; not copied), and the name messages call it by. A
+ * descriptor of a regular file is read whole, but with `here` from where
+ * it stands, and then left at its end, as a program reads its standard
+ * input (etl_open_fd_here). */
 struct etl_input {
     const char *name;
     const char *path;
     int fd;
     const void *data;
     size_t len;
+    bool here;
 };
 
 /* How a run over one input ended, worst last. */

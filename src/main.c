@@ -77,7 +77,10 @@ static void put_line(const char *lead, const char *text, const char *end)
 {
     const unsigned char *t = (const unsigned char *)text;
     size_t len = strlen(text);
-    char *line = malloc(strlen(lead) + strlen(progname) + 2 + 4 * len + strlen(end) + 1);
+    size_t need = strlen(lead) + strlen(progname) + 2 + 4 * len + strlen(end) + 1;
+    char small[4096];
+    /* The usual message fits on the stack: saying it allocates nothing. */
+    char *line = need <= sizeof small ? small : malloc(need);
     if (!line) {
         fprintf(stderr, "%s%s: %s%s", lead, progname, text, end);
         return;
@@ -95,7 +98,8 @@ static void put_line(const char *lead, const char *text, const char *end)
     }
     o += (size_t)sprintf(line + o, "%s", end);
     fwrite(line, 1, o, stderr);
-    free(line);
+    if (line != small)
+        free(line);
 }
 
 /* Writes "etldump: " and the message (formatted like printf) as one line
@@ -641,7 +645,7 @@ static int dump_file(const char *arg, struct etl_printer *p, const struct etl_vi
     };
     bool std = strcmp(arg, "-") == 0;
     struct etl_input in = { std ? stdin_name : arg, std ? NULL : arg,
-                            std ? STDIN_FILENO : -1, NULL, 0 };
+                            std ? STDIN_FILENO : -1, NULL, 0, std };
     msg.shown = 0;
     msg.progress_begun = false;
     enum etl_result r = etl_dump(&in, vo, p, &messages);

@@ -139,7 +139,8 @@ static struct etl_file *open_input(const struct etl_input *in, const struct etl_
     if (in->path)
         return etl_open_path(in->path, d, st);
     if (in->fd >= 0)
-        return etl_open_fd(in->fd, in->name, d, st);
+        return in->here ? etl_open_fd_here(in->fd, in->name, d, st)
+                        : etl_open_fd(in->fd, in->name, d, st);
     return etl_open_mem(in->data, in->len, in->name, d, st);
 }
 

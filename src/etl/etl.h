@@ -164,10 +164,11 @@ enum etl_open_status {
  * needed: see etl_file_index). name is what messages call it (copied).
  * From a path; from a descriptor open for reading (not closed by
  * etl_close); from len bytes at data (not copied: they must outlive the
- * file). A descriptor is read from where it stands and left at its end,
- * as reading a stream leaves it. A path or descriptor that is not a
- * regular file (a pipe, a FIFO, a terminal), or a descriptor of one that
- * does not stand at its start, is first copied to an unlinked temporary file in $TMPDIR (or
+ * file); etl_open_fd_here reads a descriptor from where it stands and
+ * leaves it at its end, as a program reads its standard input (a regular
+ * file that does not stand at its start is then copied like a stream). A
+ * path or descriptor that is not a regular file (a pipe, a FIFO, a
+ * terminal) is first copied to an unlinked temporary file in $TMPDIR (or
  * /tmp), so memory stays bounded and nothing is left behind. On failure
  * NULL, with the reason in *st (and errno for ETL_OPEN_IO). Messages go to
  * d (copied; NULL: none), starting with the problems found while indexing
@@ -177,6 +178,8 @@ struct etl_file *etl_open_path(const char *path, const struct etl_diag *d,
                                enum etl_open_status *st);
 struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
                              enum etl_open_status *st);
+struct etl_file *etl_open_fd_here(int fd, const char *name, const struct etl_diag *d,
+                                  enum etl_open_status *st);
 struct etl_file *etl_open_mem(const void *data, size_t len, const char *name,
                               const struct etl_diag *d, enum etl_open_status *st);
 

@@ -658,8 +658,9 @@ static int spool(int in, bool *nomem, bool *temp)
     return fd;
 }
 
-struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
-                             enum etl_open_status *st)
+/* etl_open_fd, and with here etl_open_fd_here. */
+static struct etl_file *open_fd(int fd, const char *name, const struct etl_diag *d,
+                                enum etl_open_status *st, bool here)
 {
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
@@ -672,13 +673,13 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
         return NULL;
     }
     int own = -1;
-    /* A regular file is read where it lies, but from where its descriptor
-     * stands (a shell's standard input after another program read part of
-     * it): past its start it is copied like a stream. Either way it is
-     * left at its end, as reading a stream leaves it: the next reader of
-     * the descriptor (a second '-') finds nothing left. */
-    off_t at = S_ISREG(sb.st_mode) ? lseek(fd, 0, SEEK_CUR) : 0;
-    if (S_ISREG(sb.st_mode) && at <= 0)
+    /* A regular file is read where it lies; here, from where its
+     * descriptor stands (a shell's standard input after another program
+     * read part of it): past its start it is copied like a stream. Either
+     * way it is then left at its end, as reading a stream leaves it: the
+     * next reader of the descriptor (a second '-') finds nothing left. */
+    off_t at = here && S_ISREG(sb.st_mode) ? lseek(fd, 0, SEEK_CUR) : 0;
+    if (here && S_ISREG(sb.st_mode) && at <= 0)
         lseek(fd, 0, SEEK_END);
     if (!S_ISREG(sb.st_mode) || at > 0) {
         bool nomem = false, temp = false;
@@ -707,6 +708,18 @@ struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
     return finish_open(f, st);
 }
 
+struct etl_file *etl_open_fd(int fd, const char *name, const struct etl_diag *d,
+                             enum etl_open_status *st)
+{
+    return open_fd(fd, name, d, st, false);
+}
+
+struct etl_file *etl_open_fd_here(int fd, const char *name, const struct etl_diag *d,
+                                  enum etl_open_status *st)
+{
+    return open_fd(fd, name, d, st, true);
+}
+
 struct etl_file *etl_open_path(const char *path, const struct etl_diag *d,
                                enum etl_open_status *st)
 {
@@ -718,7 +731,7 @@ struct etl_file *etl_open_path(const char *path, const struct etl_diag *d,
         *st = ETL_OPEN_IO;
         return NULL;
     }
-    struct etl_file *f = etl_open_fd(fd, path, d, st);
+    struct etl_file *f = open_fd(fd, path, d, st, false);
     if (!f) {
         int e = errno;
         close(fd);

@@ -83,7 +83,7 @@ static void run(const uint8_t *data, size_t size, const char *format, enum etl_t
     vo.filter = flt;
     vo.usage_interval_ns = interval;
     vo.strict = strict;
-    struct etl_input in = { "fuzz.etl", NULL, -1, data, size };
+    struct etl_input in = { "fuzz.etl", NULL, -1, data, size, false };
     problems = 0;
     enum etl_result r = etl_dump(&in, &vo, p, &messages);
     if ((r == ETL_RESULT_CLEAN && problems) || (r == ETL_RESULT_DAMAGED && !problems) ||

@@ -27,7 +27,7 @@ static enum etl_result dump_with(const char *name, int *fin, long *bytes)
     ck_assert(o != NULL);
     struct etl_printer *p = etl_printer_new(name, o, ETL_TIME_REL);
     ck_assert(p != NULL);
-    struct etl_input in = { sample, sample, -1, NULL, 0 };
+    struct etl_input in = { sample, sample, -1, NULL, 0, false };
     struct etl_view_opts vo;
     memset(&vo, 0, sizeof vo);
     vo.view = ETL_VIEW_SWITCHES;

@@ -1210,14 +1210,14 @@ START_TEST(text_exact_lines)
     } rows[] = {
         { 7, "ab", "xy", -5, "z", 0, "    7 ab     xy       -5 z" },
         { 123456, "ab", "xy", -5, "z", 0, "123456 ab     xy       -5 z" },
-        { 7, "", "xy", -5, "z", 0, "    7        xy       -5 z" },
+        { 7, "", "xy", -5, "z", 0, "    7 -      xy       -5 z" }, /* empty: a dash */
         { 7, "ab", "t\tb", -5, "z", 0, "    7 ab     t\\x09b   -5 z" },
         { 7, "ab", "xy", -123456, "z", 0, "    7 ab     xy     -123456 z" },
         { 7, "abcdefgh", "xy", -5, "z", 0, "    7 abcde\xe2\x80\xa6 xy       -5 z" },
         { 7, "ab", "xy", -5, "zzzzz", 0, "    7 ab     xy       -5 zzzzz" },
         { 0, NULL, "xy", 0, NULL, 1u << T_A | 1u << T_B | 1u << T_D | 1u << T_E,
           "    - -      xy        - -" },
-        { 99999, "abcdef", "uvwxyz", 9999, "", 0, "99999 abcdef uvwxyz 9999 " },
+        { 99999, "abcdef", "uvwxyz", 9999, "", 0, "99999 abcdef uvwxyz 9999 -" },
         /* Several cells wider than their columns in one row: each moves
          * the rest of the row on (a cut one by the ellipsis' two more
          * bytes), in place and after. */

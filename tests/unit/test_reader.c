@@ -681,6 +681,17 @@ START_TEST(file_order_and_merge)
     ck_assert_int_eq(st, ETL_OPEN_OK);
     check_merge(f, &log);
     etl_close(f);
+    /* etl_open_fd read it whole though it stood at its end; _here reads
+     * from where it stands: nothing there, then (from its start) all of it,
+     * leaving it at its end. */
+    ck_assert(etl_open_fd_here(fileno(tmp), "here.etl", NULL, &st) == NULL);
+    ck_assert_int_eq(st, ETL_OPEN_EMPTY);
+    ck_assert_int_eq(lseek(fileno(tmp), 0, SEEK_SET), 0);
+    f = etl_open_fd_here(fileno(tmp), "here.etl", &d, &st);
+    ck_assert_int_eq(st, ETL_OPEN_OK);
+    ck_assert_int_eq(lseek(fileno(tmp), 0, SEEK_CUR), (off_t)b.n);
+    check_merge(f, &log);
+    etl_close(f);
     ck_assert_int_eq(fclose(tmp), 0); /* the descriptor was not closed by etl_close */
 }
 END_TEST
