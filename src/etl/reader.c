@@ -436,6 +436,37 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
     return st;
 }
 
+/* Reports, once, that the file shrank while it was read: at offset at, to
+ * now bytes (-1: unknown), and what became of what lay past it (then). */
+static void report_shrunk(struct etl_file *f, uint64_t at, long long now, const char *then)
+{
+    if (f->shrink_reported)
+        return;
+    /* Said once; but a pre-pass whose problems are dropped (a scope that
+     * keeps none) has said nothing: the pass after it says it. */
+    f->shrink_reported = !f->scope || f->scope->keep;
+    etl_report(f, at, "the file shrank while it was read (from %llu bytes to %lld): %s",
+               (unsigned long long)f->file_size, now, then);
+}
+
+/* Reports that reading by copying failed at off (what: "buffer" or
+ * "buffer header"). A read that came short because the file is now shorter
+ * than at open is the file shrinking: said once, as for a mapped file (at
+ * the new end of the file), and the buffers past the end are skipped
+ * without a word each. */
+static void copy_failed(struct etl_file *f, uint64_t off, const char *what)
+{
+    int e = errno;
+    struct stat sb;
+    if (e == EIO && f->fd >= 0 && fstat(f->fd, &sb) == 0 &&
+        (uint64_t)sb.st_size < f->file_size) {
+        report_shrunk(f, (uint64_t)sb.st_size, (long long)sb.st_size,
+                      "buffers past this offset were not read");
+        return;
+    }
+    etl_report(f, off, "cannot read %s: %s", what, strerror(e));
+}
+
 /* Whether the n bytes at off lie within the len bytes read at start. */
 static bool span_holds(uint64_t start, size_t len, uint64_t off, size_t n)
 {
@@ -481,7 +512,7 @@ static bool index_rest(struct etl_file *f)
                     hp = chunk + (off - c_off);
             }
             if (hp == h && !read_at(f, h, sizeof h, off))
-                etl_report(f, off, "cannot read buffer header: %s", strerror(errno));
+                copy_failed(f, off, "buffer header"); /* a file that shrank says so */
             else
                 st = index_header(f, hp);
             small = f->index_at > off && f->index_at - off <= INDEX_SMALL;
@@ -816,35 +847,6 @@ static bool reserve(uint8_t **mem, size_t *cap, size_t n)
     return true;
 }
 
-/* Reports, once, that the file shrank while it was read: at offset at, to
- * now bytes (-1: unknown), and what became of what lay past it (then). */
-static void report_shrunk(struct etl_file *f, uint64_t at, long long now, const char *then)
-{
-    if (f->shrink_reported)
-        return;
-    f->shrink_reported = true;
-    etl_report(f, at, "the file shrank while it was read (from %llu bytes to %lld): %s",
-               (unsigned long long)f->file_size, now, then);
-}
-
-/* Reports that reading by copying failed at off (what: "buffer" or
- * "buffer header"). A read that came short because the file is now shorter
- * than at open is the file shrinking: said once, as for a mapped file (at
- * the new end of the file), and the buffers past the end are skipped
- * without a word each. */
-static void copy_failed(struct etl_file *f, uint64_t off, const char *what)
-{
-    int e = errno;
-    struct stat sb;
-    if (e == EIO && f->fd >= 0 && fstat(f->fd, &sb) == 0 &&
-        (uint64_t)sb.st_size < f->file_size) {
-        report_shrunk(f, (uint64_t)sb.st_size, (long long)sb.st_size,
-                      "buffers past this offset were not read");
-        return;
-    }
-    etl_report(f, off, "cannot read %s: %s", what, strerror(e));
-}
-
 /* Bytes a walk in file order reads at once when reading by copying: the
  * buffers that follow come from them, a system call fewer each. */
 #define WINDOW (1u << 20)
@@ -938,6 +940,10 @@ void etl_check_shrunk(struct etl_file *f)
         return;
     struct stat sb;
     long long now = fstat(f->fd, &sb) == 0 ? (long long)sb.st_size : -1;
+    /* The page that faulted first lies at or past the new end, which is
+     * where the zeros begin. */
+    if (now >= 0 && (uint64_t)now < at)
+        at = (uint64_t)now;
     report_shrunk(f, at, now, "what lies past this offset was read as zeros");
 }
 
