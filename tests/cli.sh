@@ -85,6 +85,20 @@ printf '\001\002\003\004' | dd of="$tmp/damaged.etl" bs=1 seek=$((8192 + 0x48)) 
 expect "damaged event" 1 "$etldump" -f csv "$tmp/damaged.etl"
 check "damaged: message names file and offset" grep -q "damaged.etl: offset 0x2048: not a trace header" "$tmp/err"
 check "damaged: the rest is dumped" test "$(wc -l < "$tmp/out")" -gt 500
+# A buffer whose size field is not the file's buffer size, where the file's
+# size leads to the next buffer header: said, read at the file's size, no
+# event lost (a bit flipped made the walk read the insides of buffers as
+# buffers, or swallow the next buffer without a word).
+"$etldump" --events=all -f csv "$sample" > "$tmp/whole.csv"
+for pair in '8200|\010\040' '16384|\000\100' '8184|\370\037'; do
+    size=${pair%%|*}
+    cp "$sample" "$tmp/size.etl"
+    printf "${pair#*|}" | dd of="$tmp/size.etl" bs=1 seek=$((2 * 8192)) conv=notrunc 2>/dev/null
+    expect "buffer size $size" 1 "$etldump" --events=all -f csv "$tmp/size.etl"
+    check "buffer size $size: said, read at the file's" \
+        sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q \"size.etl: offset 0x4000: buffer size $size is not the file's 8192, whose next buffer follows: read as 8192 bytes\" '$tmp/err'"
+    check "buffer size $size: every event" cmp -s "$tmp/whole.csv" "$tmp/out"
+done
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"
 check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500
 head -c 20000 "$sample" > "$tmp/cut.etl"

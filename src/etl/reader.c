@@ -396,6 +396,26 @@ static bool fixed_stride(const struct etl_file *f)
 /* What indexing one buffer header did. */
 enum index_step { INDEX_ADDED, INDEX_SKIPPED, INDEX_END, INDEX_NOMEM };
 
+/* Whether, in a file of fixed-size buffers (fixed_stride), the size of the
+ * buffer at off, which is not the file's, is damage: the file's size from
+ * off ends the file, or the header it leads to is that of a buffer of the
+ * file's size (a bit flipped in the size field would otherwise lose the
+ * buffers it swallows, or read the insides of buffers as buffers). */
+static bool stride_is_right(const struct etl_file *f, uint64_t off)
+{
+    uint32_t stride = f->hdr.buffer_size;
+    if (f->file_size - off == stride)
+        return true;
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (f->file_size - off < (uint64_t)stride + sizeof h ||
+        read_upto(f, h, sizeof h, off + stride) != sizeof h)
+        return false;
+    struct etl_buffer n;
+    etl_decode_buffer_header(h, off + stride, &n);
+    return n.size == stride && n.saved_offset <= stride && n.offset_field <= stride &&
+           n.cpu < ETL_MAX_CPUS;
+}
+
 /* Indexes the buffer whose header h was read at f->index_at (§13 step 2)
  * and moves index_at past it; INDEX_END after reporting why the index ends
  * there. */
@@ -412,6 +432,11 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
             return INDEX_SKIPPED;
         }
         return INDEX_END;
+    }
+    if (b.size != stride && fixed_stride(f) && stride <= left && stride_is_right(f, off)) {
+        etl_report(f, off, "buffer size %u is not the file's %u, whose next buffer follows: "
+                   "read as %u bytes", (unsigned)b.size, (unsigned)stride, (unsigned)stride);
+        b.size = stride;
     }
     if (b.size > left) {
         etl_report(f, off, "buffer of %u bytes is truncated: the file ends after %llu",
