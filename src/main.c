@@ -105,6 +105,11 @@ static void put_line(const char *lead, const char *text, const char *end)
 /* Writes "etldump: " and the message (formatted like printf) as one line
  * on standard error (put_line). */
 static void vsay(const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 0)))
+#endif
+    ;
+static void vsay(const char *fmt, va_list ap)
 {
     char small[1024], *text = small;
     va_list again;
