@@ -105,7 +105,7 @@ int etl_run_view(struct etl_printer *p, struct etl_file *f, const struct etl_vie
         return p->ops->export(p, f, o);
     int rc = 0;
     if (o->view == ETL_VIEW_INFO || p->ops->wants_info)
-        rc = etl_view_info_scan(p, f, o->view == ETL_VIEW_INFO);
+        rc = etl_view_info_scan(p, f, o->view == ETL_VIEW_INFO, o->strict);
     else
         rc = describe(p, f);
     if (rc != 0 || etl_file_is_nomem(f))

@@ -101,6 +101,16 @@ for pair in '8200|\010\040' '16384|\000\100' '8184|\370\037'; do
 done
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"
 check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500
+# --info reads every event for the group-mask changes: with --strict it
+# says the first problem alone and stops (it said each, then the changes).
+cp "$tmp/damaged.etl" "$tmp/damaged2.etl"
+printf '\001\002\003\004' | dd of="$tmp/damaged2.etl" bs=1 seek=$((3 * 8192 + 0x48)) conv=notrunc 2>/dev/null
+expect "damaged twice --info" 1 "$etldump" --info "$tmp/damaged2.etl"
+check "damaged twice --info: both said" test "$(wc -l < "$tmp/err")" -eq 2
+expect "damaged twice --info --strict" 1 "$etldump" --info --strict "$tmp/damaged2.etl"
+check "damaged twice --info --strict: the first alone" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'damaged2.etl: offset 0x2048: ' '$tmp/err' &&
+           grep -q '^os_version: ' '$tmp/out'"
 head -c 20000 "$sample" > "$tmp/cut.etl"
 expect "truncated" 1 "$etldump" --events=all "$tmp/cut.etl"
 check "truncated: message names the buffer" grep -q "cut.etl: offset 0x4000: buffer of 8192 bytes is truncated" "$tmp/err"

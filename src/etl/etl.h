@@ -281,6 +281,9 @@ void etl_scope_begin(struct etl_file *f, struct etl_scope *s, bool keep);
 void etl_scope_keep(struct etl_scope *s, bool keep);
 void etl_scope_end(struct etl_file *f, struct etl_scope *s);
 void etl_scope_replay(struct etl_file *f, struct etl_scope *s);
+/* Keeps the first n problems held in s, forgetting the others (--strict:
+ * a view that stops at the first problem says that one). */
+void etl_scope_trim(struct etl_scope *s, size_t n);
 
 /* Returns the header kind's name (SYSTEM64, PERFINFO64, MESSAGE, ...). */
 const char *etl_kind_name(unsigned kind);

@@ -186,6 +186,15 @@ void etl_scope_replay(struct etl_file *f, struct etl_scope *s)
     s->dropped_held = 0;
 }
 
+void etl_scope_trim(struct etl_scope *s, size_t n)
+{
+    for (size_t i = n; i < s->nheld; i++)
+        free(s->held[i].msg);
+    if (s->nheld > n)
+        s->nheld = n;
+    s->dropped_held = 0;
+}
+
 void etl_file_swap_diag(struct etl_file *f, const struct etl_diag *d, struct etl_diag *old)
 {
     *old = f->diag;

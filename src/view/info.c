@@ -56,10 +56,10 @@ const struct etl_table etl_table_info = { "trace", info_cols, I_COUNT, true, NUL
 
 int etl_view_info(struct etl_printer *p, struct etl_file *f)
 {
-    return etl_view_info_scan(p, f, false);
+    return etl_view_info_scan(p, f, false, false);
 }
 
-int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
+int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all, bool strict)
 {
     const struct etl_logfile *h = etl_file_header(f);
     const struct etl_buffer_totals *bt = etl_file_totals(f);
@@ -117,14 +117,19 @@ int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all)
         ETL_CELL_STR(v, I_CONTEXT_SWITCHES, tn.context_switches, true);
     }
     int rc = 0;
+    /* --strict stops at the first problem the scan met: said alone, and no
+     * changes after it. */
+    bool stop = strict && all && (scan.scope.nheld > 0 || scan.scope.dropped_held > 0);
     if (!scanned)
         goto out;
     if (etl_print_begin_table(p, &etl_table_info) || etl_print_row(p, v) ||
         etl_print_end_table(p))
         rc = -1;
-    if (rc == 0 && all)
+    if (rc == 0 && all && !stop)
         rc = etl_view_groupmask_changes(p, f, &scan);
 out:
+    if (stop)
+        etl_scope_trim(&scan.scope, 1);
     etl_ext_scan_replay(&scan);
     etl_ext_scan_free(&scan);
     return rc;

@@ -21,8 +21,9 @@ int etl_run_view(struct etl_printer *p, struct etl_file *f, const struct etl_vie
 int etl_view_info(struct etl_printer *p, struct etl_file *f);
 /* The same; with all, every event is read for the group-mask changes, which
  * follow as a second table (before other views only the header buffers and
- * each processor's first buffer are read). */
-int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all);
+ * each processor's first buffer are read); with strict, a problem met
+ * reading them ends the view after the trace row, with that problem alone. */
+int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all, bool strict);
 int etl_view_stats(struct etl_printer *p, struct etl_file *f,
                    const struct etl_view_opts *o);
 int etl_view_events(struct etl_printer *p, struct etl_file *f,
