@@ -69,6 +69,14 @@ static struct {
     struct timespec start, last; /* the first report, the last shown */
 } msg;
 
+/* Declares a function whose arguments from f on are formatted like printf
+ * by the format at argument f (a: 0 for a va_list). */
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
 /* Writes lead, "etldump: ", text and end to standard error in one write,
  * a control character in text (C0, DEL, C1 in UTF-8), which a file name or
  * an option's value may hold, shown as \xNN as the text view shows one:
@@ -104,11 +112,7 @@ static void put_line(const char *lead, const char *text, const char *end)
 
 /* Writes "etldump: " and the message (formatted like printf) as one line
  * on standard error (put_line). */
-static void vsay(const char *fmt, va_list ap)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 0)))
-#endif
-    ;
+static void vsay(const char *fmt, va_list ap) PRINTF_LIKE(1, 0);
 static void vsay(const char *fmt, va_list ap)
 {
     char small[1024], *text = small;
@@ -127,11 +131,7 @@ static void vsay(const char *fmt, va_list ap)
         free(text);
 }
 
-static void say(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
+static void say(const char *fmt, ...) PRINTF_LIKE(1, 2);
 static void say(const char *fmt, ...)
 {
     va_list ap;
@@ -536,11 +536,7 @@ static int flush_stdout(void)
 
 /* A usage error: the message (formatted like printf), the hint, the
  * status. */
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
+static int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 static int usage_error(const char *fmt, ...)
 {
     va_list ap;
