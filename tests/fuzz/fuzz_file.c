@@ -204,6 +204,7 @@ static int place_input(const uint8_t *data, size_t size, unsigned flags, struct 
     in->fd = -1;
     in->data = data;
     in->len = size;
+    in->here = false; /* the memory file is used again by the next run: read whole */
     if (!(flags & (BYFD | BYPATH | BYPIPE)))
         return -1;
     int pfd[2];
