@@ -99,6 +99,54 @@ for pair in '8200|\010\040' '16384|\000\100' '8184|\370\037'; do
         sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q \"size.etl: offset 0x4000: buffer size $size is not the file's 8192, whose next buffer follows: read as 8192 bytes\" '$tmp/err'"
     check "buffer size $size: every event" cmp -s "$tmp/whole.csv" "$tmp/out"
 done
+# A header buffer whose size field is damaged (0): the logfile header is
+# there, the file is read whole (it was "not an ETL file").
+cp "$sample" "$tmp/size.etl"
+printf '\000\000\000\000' | dd of="$tmp/size.etl" bs=1 conv=notrunc 2>/dev/null
+expect "header buffer size 0" 1 "$etldump" --events=all -f csv "$tmp/size.etl"
+check "header buffer size 0: said, read at the file's" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q \"size.etl: offset 0x0: buffer size 0 is not the file's 8192, whose next buffer follows: read as 8192 bytes\" '$tmp/err'"
+check "header buffer size 0: every event" cmp -s "$tmp/whole.csv" "$tmp/out"
+# Compressed buffers have sizes of their own: a damaged size field (the
+# buffer's, or the one before it) is found out by scanning for the next
+# buffer header; the buffers up to it are read whole when they can be
+# (every event), else those of the wrecked header alone are lost (a bad
+# size ended the index: the rest of the file was not read).
+packed=$top/samples/mixed-x86-circular-compressed.etl
+"$etldump" --events=all -f csv "$packed" > "$tmp/packed.csv"
+packed_case() { # name, offset, four bytes; the message expected
+    cp "$packed" "$tmp/packed.etl"
+    printf "$3" | dd of="$tmp/packed.etl" bs=1 seek="$2" conv=notrunc 2>/dev/null
+    expect "compressed, $1" 1 "$etldump" --events=all -f csv "$tmp/packed.etl"
+    check "compressed, $1: said" \
+        sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q \"^etldump: [^:]*packed.etl: $4\\\$\" '$tmp/err'"
+}
+packed_case "header buffer size 0" 0 '\000\000\000\000' \
+    "offset 0x0: buffer size 0 is impossible: read up to the next buffer header, at offset 0x400"
+check "compressed, header buffer size 0: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+packed_case "size 0" 3488 '\000\000\000\000' \
+    "offset 0xda0: buffer size 0 is impossible: read up to the next buffer header, at offset 0x1817"
+check "compressed, size 0: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+packed_case "size 100 too large" 3488 '\333\012\000\000' \
+    "offset 0xda0: buffer size 2779 runs past a buffer header, at offset 0x1817: read as 2679 bytes"
+check "compressed, size 100 too large: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+packed_case "size 100 too small" 3488 '\023\012\000\000' \
+    "offset 0x17b3: no buffer header here (buffer size [0-9]*): the buffer at 0xda0 is read up to the next, at offset 0x1817"
+check "compressed, size 100 too small: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+packed_case "last buffer size 0" 20371 '\000\000\000\000' \
+    "offset 0x4f93: buffer size 0 is impossible: read up to the end of the file"
+check "compressed, last buffer size 0: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+# A header wiped whole: its buffer is lost, and only it.
+cp "$packed" "$tmp/packed.etl"
+head -c 72 /dev/zero | dd of="$tmp/packed.etl" bs=1 seek=3488 conv=notrunc 2>/dev/null
+expect "compressed, header wiped" 1 "$etldump" --events=all -f csv "$tmp/packed.etl"
+check "compressed, header wiped: said" grep -q "packed.etl: offset 0xda0: no buffer header here (buffer size 0): the buffer at 0x400 is read up to the next, at offset 0x1817\$" "$tmp/err"
+grep -v '^3,' "$tmp/packed.csv" > "$tmp/packed-no3.csv"
+grep -v '^3,' "$tmp/out" > "$tmp/packed-no3-wiped.csv"
+check "compressed, header wiped: the other processors' events whole" \
+    cmp -s "$tmp/packed-no3.csv" "$tmp/packed-no3-wiped.csv"
+check "compressed, header wiped: some of processor 3's lost" \
+    test "$(grep -c '^3,' "$tmp/out")" -lt "$(grep -c '^3,' "$tmp/packed.csv")"
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"
 check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500
 # --info reads every event for the group-mask changes: with --strict it

@@ -71,7 +71,7 @@ static bool candidate(const struct etl_file *f, size_t i, const uint8_t **z, siz
 {
     uint64_t off = ETL_ENT_OFFSET(&f->ents[i]);
     struct etl_buffer b;
-    etl_decode_buffer_header(f->mem + off, off, &b); /* the index holds whole headers */
+    etl_entry_header(f, &f->ents[i], f->mem + off, &b); /* the index holds whole headers */
     if (!(b.flags & ETL_BUF_FLAG_COMPRESSED))
         return false;
     uint64_t size = b.size;

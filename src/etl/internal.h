@@ -15,11 +15,15 @@
 #define ETL_BUF_FLAG_BUFFER_LOST 0x0004u
 #define ETL_BUF_FLAG_PROC_INDEX 0x0020u
 #define ETL_BUF_FLAG_COMPRESSED 0x0040u
+#define ETL_BUF_FLAGS_KNOWN 0x007Fu /* FLUSH_MARKER to COMPRESSED (§2) */
 #define ETL_BUF_TYPE_HEADER 4u
+#define ETL_BUF_TYPE_LAST 8u      /* MAXIMUM */
 
 /* One entry of the buffer index, in file order: 16 bytes. `pos` holds the
- * file offset (bits 0-47), the CPU (bits 48-58) and whether the buffer is
- * read before all others (bit 59: a header buffer, or the first one). */
+ * file offset (bits 0-47), the CPU (bits 48-58), whether the buffer is
+ * read before all others (bit 59: a header buffer, or the first one) and
+ * whether it is read at a size the index found, not its header's (bit 60:
+ * a damaged size field; the size is in the file's `resized`). */
 struct etl_bufent {
     uint64_t seq;             /* SequenceNumber */
     uint64_t pos;
@@ -27,6 +31,14 @@ struct etl_bufent {
 #define ETL_ENT_OFFSET(e) ((e)->pos & 0xFFFFFFFFFFFFull)
 #define ETL_ENT_CPU(e) ((uint16_t)(((e)->pos >> 48) & 0x7FFu))
 #define ETL_ENT_HEADER(e) ((((e)->pos >> 59) & 1u) != 0)
+#define ETL_ENT_RESIZED_BIT (1ull << 60)
+
+/* The size the index gives the buffer at offset off, whose header's is
+ * damaged: few, in file order. */
+struct etl_resize {
+    uint64_t off;
+    uint32_t size;
+};
 
 /* One buffer's header fields, decoded when the buffer is loaded. */
 struct etl_buffer {
@@ -58,6 +70,10 @@ struct etl_file {
     struct etl_bufent *ents;  /* the buffer index, in file order */
     size_t nents, ents_cap;
     uint64_t index_at;        /* where the next buffer to index starts */
+    uint64_t index_last;      /* where the last buffer indexed starts, plus one
+                               * (0: none yet) */
+    struct etl_resize *resized; /* the entries with ETL_ENT_RESIZED_BIT */
+    size_t nresized, resized_cap;
     bool indexed;             /* the index is whole (etl_file_index) */
     struct etl_buffer_totals totals;
     uint32_t max_buf;         /* largest buffer to load, bytes */
@@ -128,6 +144,11 @@ bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zl
                     size_t out, uint8_t **mem, size_t *cap, enum etl_lz77_status *st,
                     size_t *used);
 bool etl_ahead_stop(struct etl_ahead *a);
+
+/* Decodes the header h of the buffer of index entry e into b, with the
+ * size the index gave it when its own is damaged. */
+void etl_entry_header(const struct etl_file *f, const struct etl_bufent *e, const uint8_t *h,
+                      struct etl_buffer *b);
 
 /* Bytes of the buffer at off that loading it reads with its header when
  * the file is read by copying. */

@@ -278,9 +278,15 @@ static size_t logfile_span(const struct etl_buffer *b, uint64_t file_size)
 {
     if (b->flags & ETL_BUF_FLAG_COMPRESSED)
         return 0;
-    /* A file cut inside its header buffer still has its logfile header. */
-    uint64_t n = b->size < file_size ? b->size : file_size;
-    if (n < ETL_BUF_HEADER_SIZE + 0x20 || n > ETL_MAX_BUFFER_SIZE)
+    /* A file cut inside its header buffer still has its logfile header; so
+     * has a header buffer whose size field is damaged (an impossible one:
+     * the index then finds where the buffer ends). */
+    uint64_t n = b->size >= ETL_BUF_HEADER_SIZE + 0x20 && b->size <= ETL_MAX_BUFFER_SIZE
+                     ? b->size
+                     : LOGFILE_SPAN_MAX;
+    if (n > file_size)
+        n = file_size;
+    if (n < ETL_BUF_HEADER_SIZE + 0x20)
         return 0;
     return n > LOGFILE_SPAN_MAX ? LOGFILE_SPAN_MAX : (size_t)n;
 }
@@ -344,18 +350,64 @@ static bool stream_not_etl(const uint8_t *head, uint64_t have)
         return false;
     struct etl_buffer b;
     etl_decode_buffer_header(head, 0, &b);
-    if ((b.flags & ETL_BUF_FLAG_COMPRESSED) || b.size < ETL_BUF_HEADER_SIZE + 0x20)
-        return true;
-    if (b.size > ETL_MAX_BUFFER_SIZE && have > ETL_MAX_BUFFER_SIZE)
+    if (b.flags & ETL_BUF_FLAG_COMPRESSED)
         return true;
     /* Every file of `have` bytes or more has its logfile header in its
      * first `need` bytes, or none. */
-    size_t need = b.size < LOGFILE_SPAN_MAX ? b.size : LOGFILE_SPAN_MAX;
+    size_t need = logfile_span(&b, UINT64_MAX);
     if (have < need)
         return false;
     struct etl_event ev;
     struct etl_logfile hdr;
     return !logfile_parse(head, need, &ev, &hdr);
+}
+
+/* Gives buffer b, the index's last entry, counted at b->size, the size
+ * `size` (its header's is damaged): entry_header reads it so; false when
+ * out of memory. */
+static bool resize_last(struct etl_file *f, const struct etl_buffer *b, uint32_t size)
+{
+    struct etl_bufent *e = &f->ents[f->nents - 1];
+    uint64_t off = ETL_ENT_OFFSET(e);
+    f->totals.bytes = f->totals.bytes - b->size + size;
+    if (b->flags & ETL_BUF_FLAG_COMPRESSED)
+        f->totals.compressed_bytes = f->totals.compressed_bytes - b->size + size;
+    if (size > f->max_buf)
+        f->max_buf = size;
+    if (f->nresized && f->resized[f->nresized - 1].off == off) {
+        f->resized[f->nresized - 1].size = size;
+        return true;
+    }
+    if (f->nresized == f->resized_cap) {
+        size_t ncap = f->resized_cap ? f->resized_cap * 2 : 16;
+        struct etl_resize *n = realloc(f->resized, ncap * sizeof *n);
+        if (!n)
+            return false;
+        f->resized = n;
+        f->resized_cap = ncap;
+    }
+    f->resized[f->nresized++] = (struct etl_resize){ off, size };
+    e->pos |= ETL_ENT_RESIZED_BIT;
+    return true;
+}
+
+void etl_entry_header(const struct etl_file *f, const struct etl_bufent *e, const uint8_t *h,
+                      struct etl_buffer *b)
+{
+    uint64_t off = ETL_ENT_OFFSET(e);
+    etl_decode_buffer_header(h, off, b);
+    if (!(e->pos & ETL_ENT_RESIZED_BIT))
+        return;
+    size_t lo = 0, hi = f->nresized; /* in file order, as the index */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->resized[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < f->nresized && f->resized[lo].off == off)
+        b->size = f->resized[lo].size;
 }
 
 /* Appends buffer b to the index; false when out of memory. */
@@ -425,6 +477,193 @@ static bool stride_is_right(const struct etl_file *f, uint64_t off)
            n.cpu < ETL_MAX_CPUS;
 }
 
+/* Bytes the index reads at once while buffers are small (INDEX_SMALL at
+ * most): the headers of the buffers that follow come from them, a system
+ * call fewer each. Larger buffers have their headers read one by one: the
+ * bytes between them would be copied for nothing. */
+#define INDEX_CHUNK (16u * 1024u)
+#define INDEX_SMALL (4u * 1024u)
+
+static void copy_failed(struct etl_file *f, uint64_t off, const char *what);
+
+/* Whether the header of buffer b could be one: flags and type that are
+ * known (§2), and what it holds within its size, or for a compressed one
+ * (§10) decompressing to a possible size. Its processor is checked apart. */
+static bool header_known(const struct etl_file *f, const struct etl_buffer *b)
+{
+    if (b->size < ETL_BUF_HEADER_SIZE || b->size > ETL_MAX_BUFFER_SIZE ||
+        (b->flags & ~ETL_BUF_FLAGS_KNOWN) || b->type > ETL_BUF_TYPE_LAST)
+        return false;
+    if (!(b->flags & ETL_BUF_FLAG_COMPRESSED))
+        return b->saved_offset <= b->size && b->offset_field <= b->size;
+    uint32_t most = f->hdr.buffer_size >= ETL_BUF_HEADER_SIZE &&
+                    f->hdr.buffer_size <= ETL_MAX_BUFFER_SIZE ? f->hdr.buffer_size
+                                                              : ETL_MAX_BUFFER_SIZE;
+    return b->size > ETL_BUF_HEADER_SIZE && b->saved_offset >= ETL_BUF_HEADER_SIZE &&
+           b->saved_offset <= most;
+}
+
+/* Whether a buffer that ends at `end` is followed by the end of the file or
+ * by the header of a buffer of a possible size and processor. */
+static bool leads_on(const struct etl_file *f, uint64_t end)
+{
+    if (end == f->file_size)
+        return true;
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (end > f->file_size || f->file_size - end < sizeof h ||
+        read_upto(f, h, sizeof h, end) != sizeof h)
+        return false;
+    struct etl_buffer n;
+    etl_decode_buffer_header(h, end, &n);
+    return n.size >= ETL_BUF_HEADER_SIZE && n.size <= ETL_MAX_BUFFER_SIZE &&
+           n.cpu < ETL_MAX_CPUS && !(n.flags & ~ETL_BUF_FLAGS_KNOWN);
+}
+
+/* Whether the bytes at h, at offset off past the file's start, are the
+ * header of a buffer a scan may stop at: known (header_known), of a
+ * processor below ETL_MAX_CPUS, within the file and leading on (leads_on).
+ * A first check of three fields alone keeps the scan quick: 0 when that
+ * fails, 1 when all pass, -1 when the others fail. */
+static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off)
+{
+    uint32_t size = etl_le32(h + BH_BUFFER_SIZE);
+    if (size < ETL_BUF_HEADER_SIZE || size > ETL_MAX_BUFFER_SIZE ||
+        (etl_le16(h + BH_FLAG) & ~ETL_BUF_FLAGS_KNOWN) || etl_le16(h + BH_TYPE) > ETL_BUF_TYPE_LAST)
+        return 0;
+    struct etl_buffer b;
+    etl_decode_buffer_header(h, off, &b);
+    return header_known(f, &b) && b.type != ETL_BUF_TYPE_HEADER && b.cpu < ETL_MAX_CPUS &&
+                   b.size <= f->file_size - off && leads_on(f, off + b.size)
+               ? 1
+               : -1;
+}
+
+/* Headers a scan tries whole (header_found's -1) before it gives up. */
+#define SCAN_TRIES 4096u
+
+/* Looks for the first buffer header (header_found) from offset from on;
+ * true with its offset in *at. A file whose buffers have sizes of their
+ * own (compressed) has nothing else to find the next one by when a size
+ * field is damaged. */
+static bool scan_for_header(const struct etl_file *f, uint64_t from, uint64_t *at)
+{
+    uint8_t chunk[INDEX_CHUNK];
+    uint64_t c = from;
+    unsigned tries = 0; /* headers that passed header_found's first check */
+    while (c < f->file_size && f->file_size - c >= ETL_BUF_HEADER_SIZE) {
+        uint64_t left = f->file_size - c;
+        size_t n = read_upto(f, chunk, left < sizeof chunk ? (size_t)left : sizeof chunk, c);
+        if (n < ETL_BUF_HEADER_SIZE)
+            return false;
+        for (size_t i = 0; i + ETL_BUF_HEADER_SIZE <= n; i++) {
+            int r = header_found(f, chunk + i, c + i);
+            if (r > 0) {
+                *at = c + i;
+                return true;
+            }
+            /* Data that passes the first check is rare (about once in 10^9
+             * bytes of compressed data): a file made of it ends the scan
+             * rather than have each tried with a read of its own. */
+            if (r < 0 && ++tries > SCAN_TRIES)
+                return false;
+        }
+        c += n - ETL_BUF_HEADER_SIZE + 1; /* the next chunk holds the headers cut here */
+    }
+    return false;
+}
+
+/* Indexes buffer b, whose header is at f->index_at, and moves index_at
+ * past it; resized when its size is the index's, not its header's. */
+static enum index_step index_add(struct etl_file *f, struct etl_buffer *b, bool resized)
+{
+    uint64_t off = f->index_at, left = f->file_size - off;
+    if (b->size > left) {
+        etl_report(f, off, "buffer of %u bytes is truncated: the file ends after %llu",
+                   (unsigned)b->size, (unsigned long long)left);
+        b->size = (uint32_t)left;
+        b->truncated = 1;
+    }
+    enum index_step st = INDEX_ADDED;
+    if (b->cpu >= ETL_MAX_CPUS) {
+        etl_report(f, off + BH_CLIENT_CONTEXT,
+                   "buffer names processor %u, beyond %u: buffer skipped", (unsigned)b->cpu,
+                   ETL_MAX_CPUS);
+        st = INDEX_SKIPPED;
+    } else if (f->nents >= ETL_MAX_BUFFERS) {
+        etl_report(f, off, "more than %u buffers: the rest of the file is not read",
+                   ETL_MAX_BUFFERS);
+        return INDEX_END;
+    } else if (!add_buffer(f, b) || (resized && !resize_last(f, b, b->size))) {
+        return INDEX_NOMEM;
+    }
+    f->index_last = off + 1;
+    f->index_at += b->size;
+    return st;
+}
+
+/* The bytes at f->index_at, decoded in b, are no buffer header, in a file
+ * whose buffers have sizes of their own (compressed, §10): a size field is
+ * damaged, theirs or the last buffer's. The index goes on at the next
+ * buffer header found (scan_for_header) from just past the last buffer's
+ * header, for that one may have claimed too many bytes (swallowing
+ * buffers). When b is a header whose size alone is impossible, b is read
+ * up to there; else the last buffer is (it may have claimed too few: a
+ * compressed one decompresses to the size it says it has, the bytes past
+ * that unused). INDEX_END when nothing follows. */
+static enum index_step index_lost(struct etl_file *f, struct etl_buffer *b)
+{
+    uint64_t off = f->index_at, at = f->file_size;
+    const struct etl_bufent *le = f->nents ? &f->ents[f->nents - 1] : NULL;
+    uint64_t last = le && f->index_last == ETL_ENT_OFFSET(le) + 1 ? f->index_last - 1 : off;
+    bool found = scan_for_header(f, last == off ? off + 1 : last + ETL_BUF_HEADER_SIZE, &at);
+    struct etl_buffer whole = *b;
+    whole.size = at > off && at - off <= ETL_MAX_BUFFER_SIZE ? (uint32_t)(at - off) : 0;
+    if (at > off && whole.size && header_known(f, &whole) &&
+        whole.saved_offset > ETL_BUF_HEADER_SIZE) {
+        if (found)
+            etl_report(f, off, "buffer size %u is impossible: read up to the next buffer "
+                       "header, at offset 0x%llx", (unsigned)b->size, (unsigned long long)at);
+        else
+            etl_report(f, off, "buffer size %u is impossible: read up to the end of the file",
+                       (unsigned)b->size);
+        return index_add(f, &whole, true);
+    }
+    /* The last buffer read up to the header found, or the end of the file. */
+    bool extended = last != off && at - last <= ETL_MAX_BUFFER_SIZE;
+    if (extended) {
+        struct etl_buffer lb;
+        uint8_t h[ETL_BUF_HEADER_SIZE];
+        if (!read_at(f, h, sizeof h, last)) {
+            copy_failed(f, last, "buffer header");
+            return INDEX_END;
+        }
+        etl_entry_header(f, le, h, &lb);
+        if (at < off)
+            etl_report(f, last, "buffer size %u runs past a buffer header, at offset 0x%llx: "
+                       "read as %llu bytes", (unsigned)lb.size, (unsigned long long)at,
+                       (unsigned long long)(at - last));
+        if (!resize_last(f, &lb, (uint32_t)(at - last)))
+            return INDEX_NOMEM;
+        if (at < off) {
+            f->index_at = at;
+            return INDEX_SKIPPED;
+        }
+    }
+    char up_to[64];
+    if (found)
+        snprintf(up_to, sizeof up_to, "the next, at offset 0x%llx", (unsigned long long)at);
+    else
+        snprintf(up_to, sizeof up_to, "the end of the file");
+    if (extended)
+        etl_report(f, off, "no buffer header here (buffer size %u): the buffer at 0x%llx is "
+                   "read up to %s", (unsigned)b->size, (unsigned long long)last, up_to);
+    else
+        etl_report(f, off, "no buffer header here (buffer size %u): %llu bytes skipped to %s",
+                   (unsigned)b->size, (unsigned long long)(at - off), up_to);
+    f->index_at = at;
+    return found ? INDEX_SKIPPED : INDEX_END;
+}
+
 /* Indexes the buffer whose header h was read at f->index_at (§13 step 2)
  * and moves index_at past it; INDEX_END after reporting why the index ends
  * there. */
@@ -434,40 +673,25 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
     uint32_t stride = f->hdr.buffer_size;
     struct etl_buffer b;
     etl_decode_buffer_header(h, off, &b);
-    if (b.size < ETL_BUF_HEADER_SIZE || b.size > ETL_MAX_BUFFER_SIZE) {
+    bool possible = b.size >= ETL_BUF_HEADER_SIZE && b.size <= ETL_MAX_BUFFER_SIZE;
+    bool resized = false;
+    if (!fixed_stride(f)) {
+        if (!possible || (!header_known(f, &b) && !leads_on(f, off + b.size)))
+            return index_lost(f, &b);
+    } else if (b.size != stride && stride <= left && stride_is_right(f, off)) {
+        etl_report(f, off, "buffer size %u is not the file's %u, whose next buffer follows: "
+                   "read as %u bytes", (unsigned)b.size, (unsigned)stride, (unsigned)stride);
+        b.size = stride;
+        resized = true;
+    } else if (!possible) {
         etl_report(f, off, "buffer size %u is impossible", (unsigned)b.size);
-        if (fixed_stride(f) && stride < left) {
+        if (stride < left) {
             f->index_at += stride; /* fixed-size buffers: resume at the next one */
             return INDEX_SKIPPED;
         }
         return INDEX_END;
     }
-    if (b.size != stride && fixed_stride(f) && stride <= left && stride_is_right(f, off)) {
-        etl_report(f, off, "buffer size %u is not the file's %u, whose next buffer follows: "
-                   "read as %u bytes", (unsigned)b.size, (unsigned)stride, (unsigned)stride);
-        b.size = stride;
-    }
-    if (b.size > left) {
-        etl_report(f, off, "buffer of %u bytes is truncated: the file ends after %llu",
-                   (unsigned)b.size, (unsigned long long)left);
-        b.size = (uint32_t)left;
-        b.truncated = 1;
-    }
-    enum index_step st = INDEX_ADDED;
-    if (b.cpu >= ETL_MAX_CPUS) {
-        etl_report(f, off + BH_CLIENT_CONTEXT,
-                   "buffer names processor %u, beyond %u: buffer skipped", (unsigned)b.cpu,
-                   ETL_MAX_CPUS);
-        st = INDEX_SKIPPED;
-    } else if (f->nents >= ETL_MAX_BUFFERS) {
-        etl_report(f, off, "more than %u buffers: the rest of the file is not read",
-                   ETL_MAX_BUFFERS);
-        return INDEX_END;
-    } else if (!add_buffer(f, &b)) {
-        return INDEX_NOMEM;
-    }
-    f->index_at += b.size;
-    return st;
+    return index_add(f, &b, resized);
 }
 
 /* Reports, once, that the file shrank while it was read: at offset at, to
@@ -506,13 +730,6 @@ static bool span_holds(uint64_t start, size_t len, uint64_t off, size_t n)
 {
     return off >= start && off - start <= len && len - (off - start) >= n;
 }
-
-/* Bytes the index reads at once while buffers are small (INDEX_SMALL at
- * most): the headers of the buffers that follow come from them, a system
- * call fewer each. Larger buffers have their headers read one by one: the
- * bytes between them would be copied for nothing. */
-#define INDEX_CHUNK (16u * 1024u)
-#define INDEX_SMALL (4u * 1024u)
 
 /* Indexes the buffers of the file from f->index_at on, reading each header
  * by itself, or while they are small (read by copying) several at once;
@@ -565,6 +782,7 @@ static void release(struct etl_file *f)
     if (f->own_fd && f->fd >= 0)
         close(f->fd);
     free(f->ents);
+    free(f->resized);
     free(f->name);
     free(f);
 }
@@ -716,7 +934,7 @@ static int spool(int in, bool *nomem, bool *temp)
         if (!judged && stream_not_etl(head, off))
             break;
         /* Past these, no later byte changes what stream_not_etl says. */
-        judged = off > LOGFILE_SPAN_MAX && off > ETL_MAX_BUFFER_SIZE;
+        judged = off >= LOGFILE_SPAN_MAX;
     }
     free(head);
     free(buf);
@@ -949,7 +1167,7 @@ static bool entry_header(struct etl_file *f, const struct etl_bufent *e, struct 
     uint64_t off = ETL_ENT_OFFSET(e);
     l->have = 0;
     if (f->mem) { /* the index holds no buffer whose header runs past the file */
-        etl_decode_buffer_header(f->mem + off, off, b);
+        etl_entry_header(f, e, f->mem + off, b);
     } else {
         read_raw(f, off, etl_first_read(f, off), l);
         if (f->nomem)
@@ -958,7 +1176,7 @@ static bool entry_header(struct etl_file *f, const struct etl_bufent *e, struct 
             copy_failed(f, off, "buffer header");
             return false;
         }
-        etl_decode_buffer_header(l->raw, off, b);
+        etl_entry_header(f, e, l->raw, b);
     }
     if (b->size > f->file_size - off) {
         b->size = (uint32_t)(f->file_size - off);

@@ -1311,6 +1311,80 @@ START_TEST(read_copied_or_mapped)
 }
 END_TEST
 
+/* Reads the 32-bit little-endian value at off of the file at path. */
+static uint32_t peek32(const char *path, off_t off)
+{
+    uint8_t b[4];
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pread(fd, b, 4, off), 4);
+    close(fd);
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* A file of compressed buffers (each of a size of its own) whose size
+ * fields are damaged one at a time: the header buffer's, a buffer's made
+ * impossible, 100 bytes too large or too small, the last one's: every event
+ * is still read, copied or mapped, with the problem said (before, the index
+ * ended at the first of them, or the file was not an ETL file); the totals
+ * count the bytes of the file. A header wiped whole loses its buffer and
+ * no other. */
+START_TEST(compressed_sizes_damaged)
+{
+    char path[256];
+    temp_file(path, sizeof path);
+    write_trace(path, 6000, 4096, true, false);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    off_t at[64];
+    size_t n = 0;
+    for (off_t o = 0; o < sb.st_size && n < 64; o += peek32(path, o))
+        at[n++] = o;
+    ck_assert_uint_gt(n, 20);
+    struct seen clean[2];
+    read_way(path, ETL_READ_MAP, 1, false, clean, NULL);
+    ck_assert_uint_gt(clean[0].events, 2000);
+    for (int k = 0; k < 6; k++) {
+        off_t o = k == 0 ? 0 : k == 4 ? at[n - 1] : at[n / 2];
+        uint32_t was = peek32(path, o);
+        uint32_t size = k == 2 ? was + 100 : k == 3 ? was - 100 : 0;
+        uint8_t v[ETL_BUF_HEADER_SIZE] = { (uint8_t)size, (uint8_t)(size >> 8),
+                                           (uint8_t)(size >> 16), (uint8_t)(size >> 24) };
+        uint8_t keep[ETL_BUF_HEADER_SIZE];
+        int fd = open(path, O_RDONLY);
+        ck_assert_int_eq(pread(fd, keep, sizeof keep, o), (ssize_t)sizeof keep);
+        close(fd);
+        smash(path, o, v, k == 5 ? sizeof v : 4);
+        struct seen c[2], m[2];
+        read_way(path, ETL_READ_COPY, 1, true, c, NULL);
+        read_way(path, ETL_READ_MAP, 3, false, m, NULL);
+        for (int j = 0; j < 2; j++) {
+            same_seen(path, &c[j], &m[j], "copied", "mapped", false);
+            ck_assert_msg(c[j].problems == 1, "damage %d: %llu problems", k,
+                          (unsigned long long)c[j].problems);
+            if (k < 5)
+                ck_assert_msg(c[j].events == clean[j].events &&
+                                  c[j].ev_hash == clean[j].ev_hash,
+                              "damage %d: %llu events of %llu", k,
+                              (unsigned long long)c[j].events,
+                              (unsigned long long)clean[j].events);
+            else
+                ck_assert_msg(c[j].events < clean[j].events && c[j].events > clean[j].events / 2,
+                              "wiped: %llu events of %llu", (unsigned long long)c[j].events,
+                              (unsigned long long)clean[j].events);
+        }
+        struct etl_file *f = etl_open_path(path, NULL, &(enum etl_open_status){ 0 });
+        ck_assert_ptr_nonnull(f);
+        ck_assert(etl_file_index(f));
+        if (k < 5)
+            ck_assert_uint_eq(etl_file_totals(f)->bytes, (uint64_t)sb.st_size);
+        etl_close(f);
+        smash(path, o, keep, sizeof keep);
+    }
+    unlink(path);
+}
+END_TEST
+
 #if ETL_MAX_BUFFERS <= 4096
 /* The problems that name "more than" in their message: how many, and
  * where the first is. */
@@ -1455,6 +1529,7 @@ int main(void)
     tcase_add_test(tc, scopes);
     tcase_add_test(tc, read_copied_or_mapped);
     tcase_add_test(tc, walk_indexes);
+    tcase_add_test(tc, compressed_sizes_damaged);
     if (getenv("ETLDUMP_EMULATOR"))
         fprintf(stderr, "test_reader: walk_map_shrinks left out under %s\n",
                 getenv("ETLDUMP_EMULATOR"));
