@@ -170,8 +170,9 @@ static enum etl_result dump(const struct etl_input *in, const struct etl_view_op
             if (m && m->unreadable)
                 m->unreadable(m->ctx, in->name, why);
         } else {
-            run_problem(&x, 0, st == ETL_OPEN_EMPTY
-                                   ? "not an ETL file (empty)"
+            run_problem(&x, 0, st == ETL_OPEN_EMPTY ? "not an ETL file (empty)"
+                               : st == ETL_OPEN_CUT
+                                   ? "truncated: the file ends inside its logfile header"
                                    : "not an ETL file (no logfile header at the start)");
         }
         return etl_print_end_file(p) != 0 ? write_failed(p) : ETL_RESULT_UNREADABLE;

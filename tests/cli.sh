@@ -159,6 +159,10 @@ expect "damaged twice --info --strict" 1 "$etldump" --info --strict "$tmp/damage
 check "damaged twice --info --strict: the first alone" \
     sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'damaged2.etl: offset 0x2048: ' '$tmp/err' &&
            grep -q '^os_version: ' '$tmp/out'"
+head -c 300 "$sample" > "$tmp/cut.etl"
+expect "cut inside its logfile header" 3 "$etldump" "$tmp/cut.etl"
+check "cut inside its logfile header: said" \
+    grep -q "cut.etl: offset 0x0: truncated: the file ends inside its logfile header\$" "$tmp/err"
 head -c 20000 "$sample" > "$tmp/cut.etl"
 expect "truncated" 1 "$etldump" --events=all "$tmp/cut.etl"
 check "truncated: message names the buffer" grep -q "cut.etl: offset 0x4000: buffer of 8192 bytes is truncated" "$tmp/err"

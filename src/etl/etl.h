@@ -156,6 +156,8 @@ enum etl_open_status {
     ETL_OPEN_TEMP,     /* a stream could not be copied to a temporary file
                         * (etl_temp_dir; errno kept) */
     ETL_OPEN_EMPTY,    /* no byte to read: not an ETL file either */
+    ETL_OPEN_CUT,      /* the file ends inside its logfile header: a trace
+                        * cut short, with no event to read */
 };
 
 /*

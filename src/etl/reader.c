@@ -302,10 +302,24 @@ static bool logfile_parse(const uint8_t *mem, size_t n, struct etl_event *ev,
            etl_parse_logfile(ev, hdr);
 }
 
+/* Whether the n bytes at mem, the whole of a file, end inside the record
+ * of a logfile header that begins at the first event (§4): its trace
+ * header's first eight bytes there, a system header's type and marker
+ * (§3.3) of HookId 0, whose size runs past the end. */
+static bool cut_in_logfile(const uint8_t *mem, size_t n)
+{
+    const uint8_t *h = mem + ETL_BUF_HEADER_SIZE;
+    if (n < ETL_BUF_HEADER_SIZE + 8)
+        return false;
+    return (h[2] == 1 || h[2] == 2) && (h[3] & 0xC0) == 0xC0 && etl_le16(h + 6) == 0 &&
+           etl_le16(h + 4) > n - ETL_BUF_HEADER_SIZE;
+}
+
 /* Reads the header buffer's first record into f->hdr: ETL_OPEN_OK,
  * ETL_OPEN_NOT_ETL when it is not an ETL logfile header (ETL_OPEN_EMPTY
- * when there are no bytes at all), ETL_OPEN_IO when
- * it cannot be read (errno set), ETL_OPEN_NOMEM (f->nomem set). */
+ * when there are no bytes at all, ETL_OPEN_CUT when the file ends inside
+ * it), ETL_OPEN_IO when it cannot be read (errno set), ETL_OPEN_NOMEM
+ * (f->nomem set). */
 static enum etl_open_status read_logfile_header(struct etl_file *f)
 {
     uint8_t h[ETL_BUF_HEADER_SIZE];
@@ -328,7 +342,9 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
     enum etl_open_status st = ETL_OPEN_IO;
     if (read_at(f, mem, n, 0)) {
         struct etl_event ev;
-        st = logfile_parse(mem, n, &ev, &f->hdr) ? ETL_OPEN_OK : ETL_OPEN_NOT_ETL;
+        st = logfile_parse(mem, n, &ev, &f->hdr)                ? ETL_OPEN_OK
+             : n == f->file_size && cut_in_logfile(mem, n) ? ETL_OPEN_CUT
+                                                            : ETL_OPEN_NOT_ETL;
         if (st == ETL_OPEN_OK && f->hdr.name_damage_at)
             etl_report_event(f, &ev, f->hdr.name_damage_at,
                              "logfile header: name without its terminator");

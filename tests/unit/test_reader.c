@@ -794,6 +794,17 @@ START_TEST(file_damage)
     etl_streams_free(s);
     etl_close(f);
 
+    /* Cut inside the logfile header: said so (it was "not an ETL file");
+     * cut before its record's size, not ETL. */
+    build_file(&b);
+    b.n = ETL_BUF_HEADER_SIZE + 40;
+    ck_assert_ptr_null(open_bytes(&b, &log, &st));
+    ck_assert_int_eq(st, ETL_OPEN_CUT);
+    b.n = ETL_BUF_HEADER_SIZE + 0x20;
+    set32(&b, ETL_BUF_HEADER_SIZE, 0); /* no trace header's marker */
+    ck_assert_ptr_null(open_bytes(&b, &log, &st));
+    ck_assert_int_eq(st, ETL_OPEN_NOT_ETL);
+
     /* Not ETL at all. */
     memset(b.d, 'x', 4096);
     b.n = 4096;
