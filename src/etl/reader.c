@@ -605,10 +605,6 @@ static enum index_step index_add(struct etl_file *f, struct etl_buffer *b, bool 
                    "buffer names processor %u, beyond %u: buffer skipped", (unsigned)b->cpu,
                    ETL_MAX_CPUS);
         st = INDEX_SKIPPED;
-    } else if (f->nents >= ETL_MAX_BUFFERS) {
-        etl_report(f, off, "more than %u buffers: the rest of the file is not read",
-                   ETL_MAX_BUFFERS);
-        return INDEX_END;
     } else if (!add_buffer(f, b) || (resized && !resize_last(f, b, b->size))) {
         return INDEX_NOMEM;
     }
@@ -687,6 +683,11 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
 {
     uint64_t off = f->index_at, left = f->file_size - off;
     uint32_t stride = f->hdr.buffer_size;
+    if (f->nents >= ETL_MAX_BUFFERS) {
+        etl_report(f, off, "more than %u buffers: the rest of the file is not read",
+                   ETL_MAX_BUFFERS);
+        return INDEX_END;
+    }
     struct etl_buffer b;
     etl_decode_buffer_header(h, off, &b);
     bool possible = b.size >= ETL_BUF_HEADER_SIZE && b.size <= ETL_MAX_BUFFER_SIZE;

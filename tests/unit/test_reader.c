@@ -1426,7 +1426,9 @@ START_TEST(read_past_max_buffers)
         uint64_t bound = (uint64_t)ETL_MAX_BUFFERS * 4096;
         ck_assert_msg((uint64_t)sb.st_size >= bound * 2, "%lld bytes",
                       (long long)sb.st_size);
-        if (damaged) { /* the buffer past the bound says an impossible size */
+        if (damaged) { /* the buffer past the bound says an impossible size: it is
+                        * read at the file's, the next leading on, and so
+                        * is the first past the bound all the same */
             static const uint8_t junk[4] = { 0x10, 0, 0, 0 };
             smash(path, (off_t)bound, junk, sizeof junk);
         }
@@ -1445,7 +1447,7 @@ START_TEST(read_past_max_buffers)
         struct etl_file *f = etl_open_path(path, &d, &st);
         ck_assert_ptr_nonnull(f);
         etl_walk_file(f, seen_event, &x[0]);
-        ck_assert_msg(past.n == 1 && past.at == bound + (damaged ? 4096 : 0),
+        ck_assert_msg(past.n == 1 && past.at == bound,
                       "%llu problems past the bound, the first at %llu",
                       (unsigned long long)past.n, (unsigned long long)past.at);
         etl_close(f);
