@@ -147,6 +147,22 @@ check "compressed, header wiped: the other processors' events whole" \
     cmp -s "$tmp/packed-no3.csv" "$tmp/packed-no3-wiped.csv"
 check "compressed, header wiped: some of processor 3's lost" \
     test "$(grep -c '^3,' "$tmp/out")" -lt "$(grep -c '^3,' "$tmp/packed.csv")"
+# A CSwitch event's time made 10^12 ticks (100000 s) later: the time of
+# its processor's events goes back at the next; a warning names where and
+# how far (nothing was said: --summary's figures were nonsense silently).
+# A second, an event's time made 0: the count, and still the most.
+cp "$top/samples/cswitch-v4-pmc-pebs.etl" "$tmp/wild.etl"
+settime() { # offset of the record; its new time, as eight little-endian bytes
+    printf "$2" | dd of="$tmp/wild.etl" bs=1 seek=$(($1 + 8)) conv=notrunc 2>/dev/null
+}
+settime 8472 '\073\213\314\326\377\000\000\000' # 98820389691 + 10^12
+for view in -f\ csv --summary --usage --events; do
+    expect "a time 100000 s late, $view" 0 "$etldump" $view "$tmp/wild.etl"
+    check "a time 100000 s late, $view: warned" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q \"^etldump: [^:]*wild.etl: warning: the time of processor 0's events goes back at offset 0x2158, from 100000.001194 s to 0.001242 s: the merge puts the events around it out of time order\\\$\" '$tmp/err'"
+done
+settime 8984 '\000\000\000\000\000\000\000\000'
+expect "two times back" 0 "$etldump" -f csv "$tmp/wild.etl"
+check "two times back: counted, the most named" grep -q "wild.etl: warning: the time of a processor's events goes back 2 times, the most at offset 0x2158 (processor 0, from 100000.001194 s to 0.001242 s): the merge puts the events around them out of time order\$" "$tmp/err"
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"
 check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500
 # --info reads every event for the group-mask changes: with --strict it

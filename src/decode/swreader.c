@@ -314,7 +314,7 @@ static int fill_cswitches(struct etl_switch_reader *r, struct sw_cpu *c)
         place_cswitch(c, &sw);
     }
     if (k)
-        etl_stream_skip(c->st, &h[k - 1]);
+        etl_stream_skip(c->st, h, k);
     return (int)k;
 }
 

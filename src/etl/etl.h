@@ -419,9 +419,9 @@ bool etl_stream_gap(const struct etl_stream *s);
 size_t etl_stream_heads(struct etl_stream *s, struct etl_head *h, size_t max,
                         const uint8_t **base, uint16_t *cpu);
 
-/* Moves the stream past the records of etl_stream_heads up to the one of
- * head last (taken as etl_stream_next would have returned them). */
-void etl_stream_skip(struct etl_stream *s, const struct etl_head *last);
+/* Moves the stream past the records of the first n heads h of
+ * etl_stream_heads (taken as etl_stream_next would have returned them). */
+void etl_stream_skip(struct etl_stream *s, const struct etl_head *h, size_t n);
 
 /* The version of the record of a head (at rec), and where its data begins
  * in it (past its extended items), as etl_parse_event gives them. */

@@ -5,10 +5,12 @@
  */
 #include "etl/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "etl/heap.h"
+#include "fmt.h"
 
 struct etl_stream {
     struct etl_file *f;
@@ -23,6 +25,16 @@ struct etl_stream {
     bool gap;                  /* a lost or unreadable buffer precedes the last event */
     bool any;                  /* an event was read: last_ts is its time */
     int64_t last_ts;
+    bool timed;                /* a CPU's: its time should never go back */
+    struct back {              /* where it went back, the most */
+        uint64_t times;        /* how many times */
+        uint64_t by;           /* ticks, the most */
+        int64_t from, to;
+        uint64_t buffer;       /* the offset of the buffer of the event... */
+        size_t at;             /* ...and its offset in the buffer */
+        bool compressed;
+        uint16_t cpu;
+    } back;
 };
 
 struct etl_streams {
@@ -175,15 +187,69 @@ struct etl_streams *etl_streams_new(struct etl_file *f)
         st->order = order + i;
         st->norder = j - i;
         st->span_max = SPAN_ALL / ncpu < SPAN_MAX ? SPAN_ALL / ncpu : SPAN_MAX;
+        st->timed = true;
         i = j;
     }
     return s;
+}
+
+/* Counts that the time of stream s goes back from last_ts to ts at the
+ * event at byte `at` of the buffer loaded. */
+static void went_back(struct etl_stream *s, int64_t ts, size_t at)
+{
+    struct back *b = &s->back;
+    uint64_t by = (uint64_t)s->last_ts - (uint64_t)ts;
+    if (b->times++ == 0 || by > b->by) {
+        b->by = by;
+        b->from = s->last_ts;
+        b->to = ts;
+        b->buffer = s->mem.b.offset;
+        b->at = at;
+        b->compressed = (s->mem.b.flags & ETL_BUF_FLAG_COMPRESSED) != 0;
+        b->cpu = s->mem.b.cpu;
+    }
+}
+
+/* Warns when the time of a processor's events went back: they come out of
+ * the merge out of time order (no real trace has such; a damaged time
+ * does). Said once for all streams: how many times, and the most. */
+static void warn_back(const struct etl_streams *s)
+{
+    const struct back *most = NULL;
+    uint64_t times = 0;
+    for (size_t i = 0; i < s->ncpu; i++) {
+        const struct back *b = &s->cpu[i].back;
+        times += b->times;
+        if (b->times && (!most || b->by > most->by))
+            most = b;
+    }
+    if (!most)
+        return;
+    const struct etl_clock *clk = &s->f->clock;
+    char from[32], to[32], where[80];
+    from[etl_fmt_seconds(etl_clock_ns(clk, most->from), 6, from)] = '\0';
+    to[etl_fmt_seconds(etl_clock_ns(clk, most->to), 6, to)] = '\0';
+    if (most->compressed)
+        snprintf(where, sizeof where, "at byte 0x%zx of the decompressed buffer at offset 0x%llx",
+                 most->at, (unsigned long long)most->buffer);
+    else
+        snprintf(where, sizeof where, "at offset 0x%llx",
+                 (unsigned long long)(most->buffer + most->at));
+    if (times == 1)
+        etl_warn(s->f, "the time of processor %u's events goes back %s, from %s s to %s s: "
+                 "the merge puts the events around it out of time order", (unsigned)most->cpu,
+                 where, from, to);
+    else
+        etl_warn(s->f, "the time of a processor's events goes back %llu times, the most %s "
+                 "(processor %u, from %s s to %s s): the merge puts the events around them out "
+                 "of time order", (unsigned long long)times, where, (unsigned)most->cpu, from, to);
 }
 
 void etl_streams_free(struct etl_streams *s)
 {
     if (!s)
         return;
+    warn_back(s);
     free(s->order);
     etl_loaded_free(&s->header.mem);
     for (size_t i = 0; i < s->ncpu; i++)
@@ -230,8 +296,16 @@ size_t etl_stream_heads(struct etl_stream *s, struct etl_head *h, size_t max,
     return etl_parse_heads(s->mem.bytes, s->mem.end, s->pos, h, max, &next);
 }
 
-void etl_stream_skip(struct etl_stream *s, const struct etl_head *last)
+void etl_stream_skip(struct etl_stream *s, const struct etl_head *h, size_t n)
 {
+    const struct etl_head *last = &h[n - 1];
+    if (s->timed)
+        for (size_t k = 0; k < n; k++) {
+            if (h[k].ts < s->last_ts && s->any)
+                went_back(s, h[k].ts, h[k].offset);
+            s->last_ts = h[k].ts;
+            s->any = true;
+        }
     s->pos = last->offset + (((size_t)last->size + 7u) & ~(size_t)7u);
     s->last_ts = last->ts;
     s->any = true;
@@ -253,6 +327,8 @@ bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
                 s->pos = next;
                 if (!(ev->flags & ETL_EV_TS))
                     ev->ts = s->last_ts; /* ordered with its predecessor */
+                else if (ev->ts < s->last_ts && s->any && s->timed)
+                    went_back(s, ev->ts, (size_t)ev->event_offset);
                 s->last_ts = ev->ts;
                 s->any = true;
                 s->gap = gap;
