@@ -941,7 +941,8 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             return EXIT_NO_LIBXML2;
         }
     }
-    po.with_filename = filenames < 0 ? ninputs > 1 : filenames == 1;
+    /* --groupmask and --logger-context read no ETL file: no file column. */
+    po.with_filename = !gm_list && !lc_spec && (filenames < 0 ? ninputs > 1 : filenames == 1);
     for (int i = optind; i < argc; i++) {
         size_t len = strcmp(argv[i], "-") == 0 ? strlen(stdin_name) : strlen(argv[i]);
         if (len > po.file_width)

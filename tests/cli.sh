@@ -340,6 +340,9 @@ for arg in "--events=all,Process" "--events=ALL" "--events=Process --events=All"
     check "$arg: every event, no note" sh -c "cmp -s '$tmp/want' '$tmp/out' && test ! -s '$tmp/err'"
 done
 expect "--stats twice" 0 "$etldump" --stats --stats "$sample"
+# -H: --groupmask reads no file, so has no file column (it had an empty one).
+expect "--groupmask -H" 0 "$etldump" --groupmask=PERF_CONTEXT_SWITCH -H -f csv
+check "--groupmask -H: no file column" sh -c "head -1 '$tmp/out' | grep -q '^index,mask,names\$'"
 expect "--groupmask twice" 0 "$etldump" --groupmask=PERF_CONTEXT_SWITCH --groupmask=0x10
 check "--groupmask twice: the lists added up" \
     sh -c "grep -q '^ *0 0x00000010 EVENT_TRACE_FLAG_CSWITCH' '$tmp/out' &&
