@@ -340,6 +340,23 @@ for arg in "--events=all,Process" "--events=ALL" "--events=Process --events=All"
     check "$arg: every event, no note" sh -c "cmp -s '$tmp/want' '$tmp/out' && test ! -s '$tmp/err'"
 done
 expect "--stats twice" 0 "$etldump" --stats --stats "$sample"
+# The file column of names that need quoting or escapes (measured once per
+# input, not on each row): CSV quotes a comma, JSON escapes a quote, text
+# shows a newline as \x0a; a plain name as it is.
+mkdir -p "$tmp/names"
+for n in 'a,b.etl' 'q"x.etl' "$(printf 'nl\nx.etl')" 'plain.etl'; do cp "$sample" "$tmp/names/$n"; done
+in_names() { # runs etldump in $tmp/names with these arguments, the first line to $tmp/out
+    (abs=$(cd "$(dirname "$etldump")" && pwd)/$(basename "$etldump")
+     cd "$tmp/names" && "$abs" "$@" | head -1 > "$tmp/out")
+}
+in_names -H --no-header -f csv 'a,b.etl'
+check "file column: CSV quotes a comma" grep -q '^"a,b.etl",1,' "$tmp/out"
+in_names -H -f json 'q"x.etl'
+check "file column: JSON escapes a quote" grep -q '^{"file":"q\\"x.etl","cpu":1,' "$tmp/out"
+in_names -H --no-header "$(printf 'nl\nx.etl')"
+check "file column: text escapes a newline" grep -q '^nl\\x0ax' "$tmp/out"
+in_names -H --no-header -f csv plain.etl
+check "file column: a plain name" grep -q '^plain.etl,1,' "$tmp/out"
 # -H: --groupmask reads no file, so has no file column (it had an empty one).
 expect "--groupmask -H" 0 "$etldump" --groupmask=PERF_CONTEXT_SWITCH -H -f csv
 check "--groupmask -H: no file column" sh -c "head -1 '$tmp/out' | grep -q '^index,mask,names\$'"

@@ -83,8 +83,12 @@ static int csv_row_set(struct etl_printer *p, const struct etl_value *vals, cons
     const struct etl_table *t = p->table;
     struct etl_out *o = p->out;
     const size_t file = etl_print_file_column(p, t);
-    if (file && p->file)
-        etl_csv_field(o, p->file, strlen(p->file));
+    if (file && p->file) {
+        if (p->file_csv_plain)
+            etl_out_write(o, p->file, p->file_len);
+        else
+            etl_csv_field(o, p->file, p->file_len);
+    }
     if (t->csv_row)
         return t->csv_row(p, vals, set[0], file);
     /* Copies of what the loop reads: stores through q may alias them. */

@@ -205,8 +205,14 @@ static int json_row_set(struct etl_printer *p, const struct etl_value *vals, con
     bool first = true;
     etl_out_putc(p->out, '{');
     if (etl_print_file_column(p, t) && p->file) {
-        etl_out_puts(p->out, "\"file\":");
-        etl_json_string(p->out, p->file);
+        if (p->file_json_plain) {
+            etl_out_puts(p->out, "\"file\":\"");
+            etl_out_write(p->out, p->file, p->file_len);
+            etl_out_putc(p->out, '"');
+        } else {
+            etl_out_puts(p->out, "\"file\":");
+            etl_json_string(p->out, p->file);
+        }
         first = false;
     }
     /* From each carried cell to the next. */

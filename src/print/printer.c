@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "print/csvrow.h"
+#include "print/jsonrow.h"
 
 /* The printers, by name: a new table format adds one line here. */
 static const struct etl_printer_ops *const printers[] = {
@@ -112,6 +114,14 @@ void etl_printer_set_options(struct etl_printer *p, const struct etl_print_opts 
 int etl_print_begin_file(struct etl_printer *p, const char *path)
 {
     p->file = path;
+    /* Said on every row of several inputs: measured once (a path of 47
+     * bytes through etl_csv_field took 14% of --events=all -f csv). */
+    p->file_len = path ? strlen(path) : 0;
+    p->file_csv_plain = path && etl_csv_plain_str(path, p->file_len);
+    p->file_json_plain = path && etl_json_plain(path, p->file_len);
+    p->file_text_plain = path != NULL;
+    for (size_t i = 0; i < p->file_len && p->file_text_plain; i++)
+        p->file_text_plain = path[i] >= 0x20 && path[i] < 0x7F;
     return p->ops->begin_file ? p->ops->begin_file(p, path) : etl_print_status(p);
 }
 

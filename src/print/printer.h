@@ -195,6 +195,10 @@ struct etl_printer {
     struct etl_print_opts opt;
     struct etl_clock clock;    /* of the current file */
     const char *file;          /* the current input's name (for the file column) */
+    size_t file_len;           /* its length */
+    bool file_csv_plain;       /* it needs no CSV quoting nor replacement */
+    bool file_json_plain;      /* nor JSON escapes */
+    bool file_text_plain;      /* it is printable ASCII: text shows it as it is */
     const struct etl_table *table;
     bool header_done;          /* CSV: the header row has been written; text:
                                 * a file's output has begun */

@@ -508,8 +508,8 @@ static int text_row_set(struct etl_printer *p, const struct etl_value *vals, con
     const struct etl_table *t = p->table;
     bool first = true;
     if (p->opt.with_filename && !t->vertical) {
-        text_cell(p->out, p->file ? p->file : "-", p->file ? strlen(p->file) : 1,
-                  file_width(p), true, false, true);
+        text_cell(p->out, p->file ? p->file : "-", p->file ? p->file_len : 1,
+                  file_width(p), true, false, p->file && !p->file_text_plain);
         first = false;
     }
     struct blank_row *b = p->priv;
