@@ -54,6 +54,11 @@ struct etl_print_opts {
     unsigned file_width;   /* text: the width of that column */
 };
 
+/* Returns the columns the text printer gives string str from a file or the
+ * command line, as it shows it: control characters as \xNN, bytes that
+ * are not UTF-8 as U+FFFD (a file column as wide as the longest name). */
+size_t etl_text_width(const char *str);
+
 /* Sets the layout options of a printer (before its first row). */
 void etl_printer_set_options(struct etl_printer *p, const struct etl_print_opts *o);
 

@@ -944,7 +944,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     /* --groupmask and --logger-context read no ETL file: no file column. */
     po.with_filename = !gm_list && !lc_spec && (filenames < 0 ? ninputs > 1 : filenames == 1);
     for (int i = optind; i < argc; i++) {
-        size_t len = strcmp(argv[i], "-") == 0 ? strlen(stdin_name) : strlen(argv[i]);
+        size_t len = etl_text_width(strcmp(argv[i], "-") == 0 ? stdin_name : argv[i]);
         if (len > po.file_width)
             po.file_width = (unsigned)len;
     }

@@ -40,8 +40,7 @@ static size_t show_char(const unsigned char *s, char out[8], size_t *n, size_t *
     return len;
 }
 
-/* Returns the columns the string from the file takes when shown. */
-static size_t text_width(const char *str)
+size_t etl_text_width(const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t cols = 0;
@@ -53,7 +52,7 @@ static size_t text_width(const char *str)
     return cols;
 }
 
-/* Writes a string from the file as text_width counts it, in at most max
+/* Writes a string from the file as etl_text_width counts it, in at most max
  * columns: a longer one is cut and ends in an ellipsis. Returns the columns
  * used. */
 static size_t text_string(struct etl_out *o, const char *str, size_t max)
@@ -75,7 +74,7 @@ static size_t text_string(struct etl_out *o, const char *str, size_t max)
         etl_out_write(o, "\xE2\x80\xA6", 3); /* U+2026 */
         return max;
     }
-    size_t cut = text_width(str) > max ? max - 1 : SIZE_MAX, cols = 0;
+    size_t cut = etl_text_width(str) > max ? max - 1 : SIZE_MAX, cols = 0;
     char esc[8];
     for (size_t i = 0, n, c; s[i];) {
         size_t k = show_char(s + i, esc, &n, &c);
