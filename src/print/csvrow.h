@@ -154,6 +154,18 @@ ETL_INLINE bool etl_csv_row_begin(struct etl_printer *p, struct etl_csv_row *r, 
     return (r->d = r->q = etl_out_space(r->o, r->room)) != NULL;
 }
 
+/* etl_csv_row_begin for a view that writes its table's rows itself
+ * (etl_print_csv_own), of ncols columns: after the file column when the
+ * printer gives one (its input's name, which needs no quoting then). */
+ETL_INLINE bool etl_csv_own_row_begin(struct etl_printer *p, struct etl_csv_row *r,
+                                      size_t ncols)
+{
+    size_t file = p->opt.with_filename;
+    if (file)
+        etl_out_write(p->out, p->file, p->file_len);
+    return etl_csv_row_begin(p, r, ncols, file);
+}
+
 /* Writes carried cell i, of type ty, and the commas before it; false after
  * a write error. */
 ETL_INLINE bool etl_csv_row_cell(struct etl_printer *p, struct etl_csv_row *r, size_t i,

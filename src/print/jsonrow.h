@@ -150,6 +150,12 @@ ETL_INLINE bool etl_json_row_begin(struct etl_printer *p, struct etl_json_row *r
 {
     r->o = p->out;
     r->sep = '{';
+    if (p->opt.with_filename) { /* a name that needs no escapes (etl_print_json_own) */
+        etl_out_puts(r->o, "{\"file\":\"");
+        etl_out_write(r->o, p->file, p->file_len);
+        etl_out_putc(r->o, '"');
+        r->sep = ',';
+    }
     r->room = ncols * ETL_JSON_CELL_MAX + 8;
     return (r->d = r->q = etl_out_space(r->o, r->room)) != NULL;
 }
@@ -215,9 +221,9 @@ ETL_INLINE int etl_json_row_end(struct etl_printer *p, struct etl_json_row *r)
 
 /* Defines fn, the JSON row writer of a table whose columns are cols, a
  * static const array of ncols (at most 64) columns: the row whose carried
- * cells are the bits of set, without a file column (etl_print_json_own
- * says when a view may call it). It is inline: the view that calls it has
- * it folded into its code. */
+ * cells are the bits of set, after the file column when the printer gives
+ * one (etl_print_json_own says when a view may call it). It is inline: the
+ * view that calls it has it folded into its code. */
 #define ETL_JSON_ROW_WRITER(fn, cols, ncols)                                           \
     ETL_INLINE int fn(struct etl_printer *p, const struct etl_value *vals, uint64_t set) \
     {                                                                                  \

@@ -349,14 +349,16 @@ extern const struct etl_printer_ops etl_print_text, etl_print_csv,
 extern const struct etl_printer_ops etl_export_perfetto, etl_export_svg;
 
 /* Returns true when the rows of table t go to p through t's own CSV writer
- * (etl_table.csv_row) with no file column before them: a view may then
+ * (etl_table.csv_row) with no file column before them, or one whose name
+ * needs no quoting (etl_csv_own_row_begin writes it): a view may then
  * call that writer itself (ETL_CSV_ROW_WRITER makes it inline), and the
  * compiler folds the cells into the view's own code: the values go
  * straight from the record to the output, and a cell every row carries is
  * written without a test. */
 static inline bool etl_print_csv_own(const struct etl_printer *p, const struct etl_table *t)
 {
-    return p->ops == &etl_print_csv && p->table == t && !p->opt.with_filename;
+    return p->ops == &etl_print_csv && p->table == t &&
+           (!p->opt.with_filename || (p->file_csv_plain && etl_print_file_column(p, t)));
 }
 
 /* The formats whose tables' own writers views call themselves. A view's
@@ -369,10 +371,12 @@ static inline bool etl_print_csv_own(const struct etl_printer *p, const struct e
 enum etl_own_format { ETL_OWN_NONE, ETL_OWN_CSV, ETL_OWN_JSON, ETL_OWN_XML };
 
 /* The same for the JSON printer and a table's own JSON writer
- * (ETL_JSON_ROW_WRITER, print/jsonrow.h), which writes no file column. */
+ * (ETL_JSON_ROW_WRITER, print/jsonrow.h), which writes the file column of
+ * a name that needs no escapes. */
 static inline bool etl_print_json_own(const struct etl_printer *p, const struct etl_table *t)
 {
-    return p->ops == &etl_print_json && p->table == t && !p->opt.with_filename;
+    return p->ops == &etl_print_json && p->table == t &&
+           (!p->opt.with_filename || (p->file_json_plain && etl_print_file_column(p, t)));
 }
 
 /* The same for the XML printer and a table's own XML writer

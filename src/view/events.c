@@ -339,7 +339,7 @@ ETL_INLINE int event_csv_direct(struct etl_printer *p, size_t ncols,
     struct etl_cells c;
     c.p = p;
     c.cols = event_cols;
-    if (!etl_csv_row_begin(p, &c.row, ncols, 0) ||
+    if (!etl_csv_own_row_begin(p, &c.row, ncols) ||
         !event_cells(&c, x, ev, pt, name, name_len, fields))
         return -1;
     return etl_csv_row_end(p, &c.row, ncols);

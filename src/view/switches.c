@@ -255,7 +255,7 @@ ETL_INLINE int render_switch_as(struct etl_printer *p, const void *item, void *v
     c.p = p;
     c.cols = switch_cols;
     if (as == ETL_OWN_CSV && etl_print_csv_own(p, &etl_table_switches)) {
-        if (!etl_csv_row_begin(p, &c.row, W_COUNT, 0) || !switch_cells(&c, true, x, cx, num))
+        if (!etl_csv_own_row_begin(p, &c.row, W_COUNT) || !switch_cells(&c, true, x, cx, num))
             return -1;
         return etl_csv_row_end(p, &c.row, W_COUNT);
     }
