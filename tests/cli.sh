@@ -133,6 +133,26 @@ check "compressed, size 100 too large: every event" cmp -s "$tmp/packed.csv" "$t
 packed_case "size 100 too small" 3488 '\023\012\000\000' \
     "offset 0x17b3: no buffer header here (buffer size [0-9]*): the buffer at 0xda0 is read up to the next, at offset 0x1817"
 check "compressed, size 100 too small: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+# Off by a few bytes: what the size leads to looks like a header shifted
+# (its State field where the flags are), which is no buffer header for the
+# scan (the index ended there: "buffer of 1573632 bytes is truncated").
+packed_case "size 8 too small" 12456 '\057\001\000\000' \
+    "offset 0x31d7: no buffer header here (buffer size 1573632): the buffer at 0x30a8 is read up to the next, at offset 0x31df"
+check "compressed, size 8 too small: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+# A possible size past the end of the file, though a buffer header follows:
+# not the last buffer of a file cut short (the rest was lost).
+packed_case "size past the end" 6167 '\064\214\000\000' \
+    "offset 0x1817: buffer size 35892 leads to no buffer header: read up to the next buffer header, at offset 0x244b"
+check "compressed, size past the end: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+packed_case "header buffer size past the end" 0 '\000\004\100\000' \
+    "offset 0x0: buffer size 4195328 leads to no buffer header: read up to the next buffer header, at offset 0x400"
+check "compressed, header buffer size past the end: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+# A header buffer's size too small for its logfile header (500: the
+# record ends at 600): read from the file's first 64 KiB, the buffer up
+# to the next header (it was "not an ETL file").
+packed_case "header buffer size 500" 0 '\364\001\000\000' \
+    "offset 0x0: buffer size 500 leads to no buffer header: read up to the next buffer header, at offset 0x400"
+check "compressed, header buffer size 500: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
 packed_case "last buffer size 0" 20371 '\000\000\000\000' \
     "offset 0x4f93: buffer size 0 is impossible: read up to the end of the file"
 check "compressed, last buffer size 0: every event" cmp -s "$tmp/packed.csv" "$tmp/out"

@@ -273,22 +273,16 @@ void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buff
 
 /* How many bytes from the start of a file of file_size bytes, whose first
  * buffer has header b, hold its logfile header: 0 when b says it is not an
- * ETL file. */
+ * ETL file. Not the header buffer's size: a file cut inside its header
+ * buffer still has its logfile header, and so has one whose header
+ * buffer's size field is damaged (the index then finds where the buffer
+ * ends); the record says where it ends. */
 static size_t logfile_span(const struct etl_buffer *b, uint64_t file_size)
 {
     if (b->flags & ETL_BUF_FLAG_COMPRESSED)
         return 0;
-    /* A file cut inside its header buffer still has its logfile header; so
-     * has a header buffer whose size field is damaged (an impossible one:
-     * the index then finds where the buffer ends). */
-    uint64_t n = b->size >= ETL_BUF_HEADER_SIZE + 0x20 && b->size <= ETL_MAX_BUFFER_SIZE
-                     ? b->size
-                     : LOGFILE_SPAN_MAX;
-    if (n > file_size)
-        n = file_size;
-    if (n < ETL_BUF_HEADER_SIZE + 0x20)
-        return 0;
-    return n > LOGFILE_SPAN_MAX ? LOGFILE_SPAN_MAX : (size_t)n;
+    uint64_t n = file_size < LOGFILE_SPAN_MAX ? file_size : LOGFILE_SPAN_MAX;
+    return n < ETL_BUF_HEADER_SIZE + 0x20 ? 0 : (size_t)n;
 }
 
 /* Whether the n bytes at mem (logfile_span of them) begin with a logfile
@@ -519,9 +513,34 @@ static bool header_known(const struct etl_file *f, const struct etl_buffer *b)
            b->saved_offset <= most;
 }
 
+/* Whether the header of buffer b, known (header_known), is also what a
+ * buffer header of the file is like, beyond what chance gives bytes that
+ * are not one: a processor the logfile header counts, a SequenceNumber
+ * below 2^40 (a count of buffers), and in a file whose logfile header says
+ * its buffers are compressed, a compressed buffer or a header buffer. A
+ * scan for a header stops only at such a one: a header shifted by a few
+ * bytes passes header_known (the State field read as the flags: 3). */
+static bool header_strong(const struct etl_file *f, const struct etl_buffer *b)
+{
+    uint32_t cpus = f->hdr.cpus && f->hdr.cpus <= ETL_MAX_CPUS ? f->hdr.cpus : ETL_MAX_CPUS;
+    return header_known(f, b) && b->cpu < cpus && b->seq < (1ull << 40) &&
+           (!(f->hdr.log_file_mode & MODE_COMPRESSED) || b->type == ETL_BUF_TYPE_HEADER ||
+            (b->flags & ETL_BUF_FLAG_COMPRESSED));
+}
+
+/* Whether the bytes at h, read at off, are a strong buffer header
+ * (header_strong). */
+static bool strong_at(const struct etl_file *f, const uint8_t *h, uint64_t off)
+{
+    struct etl_buffer b;
+    etl_decode_buffer_header(h, off, &b);
+    return header_strong(f, &b);
+}
+
 /* Whether a buffer that ends at `end` is followed by the end of the file or
- * by the header of a buffer of a possible size and processor. */
-static bool leads_on(const struct etl_file *f, uint64_t end)
+ * by the header of a buffer of a possible size and processor; with strong,
+ * by a strong one (header_strong). */
+static bool leads_on(const struct etl_file *f, uint64_t end, bool strong)
 {
     if (end == f->file_size)
         return true;
@@ -529,6 +548,8 @@ static bool leads_on(const struct etl_file *f, uint64_t end)
     if (end > f->file_size || f->file_size - end < sizeof h ||
         read_upto(f, h, sizeof h, end) != sizeof h)
         return false;
+    if (strong)
+        return strong_at(f, h, end);
     struct etl_buffer n;
     etl_decode_buffer_header(h, end, &n);
     return n.size >= ETL_BUF_HEADER_SIZE && n.size <= ETL_MAX_BUFFER_SIZE &&
@@ -536,8 +557,8 @@ static bool leads_on(const struct etl_file *f, uint64_t end)
 }
 
 /* Whether the bytes at h, at offset off past the file's start, are the
- * header of a buffer a scan may stop at: known (header_known), of a
- * processor below ETL_MAX_CPUS, within the file and leading on (leads_on).
+ * header of a buffer a scan may stop at: strong (header_strong), not a
+ * header buffer, within the file and leading on (leads_on).
  * A first check of three fields alone keeps the scan quick: 0 when that
  * fails, 1 when all pass, -1 when the others fail. */
 static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off)
@@ -548,8 +569,8 @@ static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off
         return 0;
     struct etl_buffer b;
     etl_decode_buffer_header(h, off, &b);
-    return header_known(f, &b) && b.type != ETL_BUF_TYPE_HEADER && b.cpu < ETL_MAX_CPUS &&
-                   b.size <= f->file_size - off && leads_on(f, off + b.size)
+    return header_strong(f, &b) && b.type != ETL_BUF_TYPE_HEADER &&
+                   b.size <= f->file_size - off && leads_on(f, off + b.size, false)
                ? 1
                : -1;
 }
@@ -632,12 +653,15 @@ static enum index_step index_lost(struct etl_file *f, struct etl_buffer *b)
     whole.size = at > off && at - off <= ETL_MAX_BUFFER_SIZE ? (uint32_t)(at - off) : 0;
     if (at > off && whole.size && header_known(f, &whole) &&
         whole.saved_offset > ETL_BUF_HEADER_SIZE) {
+        const char *wrong = b->size >= ETL_BUF_HEADER_SIZE && b->size <= ETL_MAX_BUFFER_SIZE
+                                ? "leads to no buffer header"
+                                : "is impossible";
         if (found)
-            etl_report(f, off, "buffer size %u is impossible: read up to the next buffer "
-                       "header, at offset 0x%llx", (unsigned)b->size, (unsigned long long)at);
+            etl_report(f, off, "buffer size %u %s: read up to the next buffer header, at "
+                       "offset 0x%llx", (unsigned)b->size, wrong, (unsigned long long)at);
         else
-            etl_report(f, off, "buffer size %u is impossible: read up to the end of the file",
-                       (unsigned)b->size);
+            etl_report(f, off, "buffer size %u %s: read up to the end of the file",
+                       (unsigned)b->size, wrong);
         return index_add(f, &whole, true);
     }
     /* The last buffer read up to the header found, or the end of the file. */
@@ -693,7 +717,14 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
     bool possible = b.size >= ETL_BUF_HEADER_SIZE && b.size <= ETL_MAX_BUFFER_SIZE;
     bool resized = false;
     if (!fixed_stride(f)) {
-        if (!possible || (!header_known(f, &b) && !leads_on(f, off + b.size)))
+        /* A header is taken as it is when it is strong and within the file,
+         * or known and followed by a strong one; a strong one that runs past
+         * the end of the file is the last buffer of a file cut short unless
+         * a buffer header follows it. Else a size field is damaged. */
+        uint64_t next;
+        bool strong = possible && header_strong(f, &b);
+        if (strong ? b.size > left && scan_for_header(f, off + 1, &next)
+                   : !possible || !header_known(f, &b) || !leads_on(f, off + b.size, true))
             return index_lost(f, &b);
     } else if (b.size != stride && stride <= left && stride_is_right(f, off)) {
         etl_report(f, off, "buffer size %u is not the file's %u, whose next buffer follows: "
