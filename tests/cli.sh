@@ -147,6 +147,11 @@ check "compressed, size past the end: every event" cmp -s "$tmp/packed.csv" "$tm
 packed_case "header buffer size past the end" 0 '\000\004\100\000' \
     "offset 0x0: buffer size 4195328 leads to no buffer header: read up to the next buffer header, at offset 0x400"
 check "compressed, header buffer size past the end: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
+# A size that leads within 72 bytes of the end: no trailing bytes, the
+# buffer before the last runs past its header (the last buffer was lost).
+packed_case "size near the end" 17520 '\131\024\000\000' \
+    "offset 0x4470: buffer size 5209 runs past a buffer header, at offset 0x4f93: read as 2851 bytes"
+check "compressed, size near the end: every event" cmp -s "$tmp/packed.csv" "$tmp/out"
 # A header buffer's size too small for its logfile header (500: the
 # record ends at 600): read from the file's first 64 KiB, the buffer up
 # to the next header (it was "not an ETL file").

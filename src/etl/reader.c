@@ -700,6 +700,19 @@ static enum index_step index_lost(struct etl_file *f, struct etl_buffer *b)
     return found ? INDEX_SKIPPED : INDEX_END;
 }
 
+/* Whether the few bytes at the end of a file whose buffers have sizes of
+ * their own, where its last buffer's size leads, are no trailing bytes but
+ * the sign of a damaged size: a buffer header lies past the last one's own
+ * (index_lost then cuts that buffer there and goes on). */
+static bool short_tail_lost(const struct etl_file *f)
+{
+    const struct etl_bufent *le = f->nents ? &f->ents[f->nents - 1] : NULL;
+    uint64_t at;
+    return !fixed_stride(f) && le && f->index_last == ETL_ENT_OFFSET(le) + 1 &&
+           scan_for_header(f, ETL_ENT_OFFSET(le) + ETL_BUF_HEADER_SIZE, &at) &&
+           at < f->index_at;
+}
+
 /* Indexes the buffer whose header h was read at f->index_at (§13 step 2)
  * and moves index_at past it; INDEX_END after reporting why the index ends
  * there. */
@@ -795,6 +808,8 @@ static bool index_rest(struct etl_file *f)
         enum index_step st = INDEX_END;
         if (off >= f->file_size)
             ; /* the last buffer ended the file */
+        else if (left < ETL_BUF_HEADER_SIZE && short_tail_lost(f))
+            st = index_lost(f, &(struct etl_buffer){ .offset = off });
         else if (left < ETL_BUF_HEADER_SIZE)
             etl_report(f, off, "%llu trailing bytes are too few for a buffer header",
                        (unsigned long long)left);
