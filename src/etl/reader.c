@@ -648,7 +648,11 @@ static enum index_step index_lost(struct etl_file *f, struct etl_buffer *b)
     uint64_t off = f->index_at, at = f->file_size;
     const struct etl_bufent *le = f->nents ? &f->ents[f->nents - 1] : NULL;
     uint64_t last = le && f->index_last == ETL_ENT_OFFSET(le) + 1 ? f->index_last - 1 : off;
-    bool found = scan_for_header(f, last == off ? off + 1 : last + ETL_BUF_HEADER_SIZE, &at);
+    /* Never from off itself (a last buffer of 0x48 bytes ends there): what
+     * is there is no header, and the index would come back to it. */
+    uint64_t from = last == off || last + ETL_BUF_HEADER_SIZE >= off ? off + 1
+                                                                     : last + ETL_BUF_HEADER_SIZE;
+    bool found = scan_for_header(f, from, &at);
     struct etl_buffer whole = *b;
     whole.size = at > off && at - off <= ETL_MAX_BUFFER_SIZE ? (uint32_t)(at - off) : 0;
     if (at > off && whole.size && header_known(f, &whole) &&
