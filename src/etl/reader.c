@@ -388,14 +388,8 @@ static bool resize_last(struct etl_file *f, const struct etl_buffer *b, uint32_t
         f->resized[f->nresized - 1].size = size;
         return true;
     }
-    if (f->nresized == f->resized_cap) {
-        size_t ncap = f->resized_cap ? f->resized_cap * 2 : 16;
-        struct etl_resize *n = realloc(f->resized, ncap * sizeof *n);
-        if (!n)
-            return false;
-        f->resized = n;
-        f->resized_cap = ncap;
-    }
+    if (!etl_grow(&f->resized, &f->resized_cap, f->nresized + 1, sizeof *f->resized, 16))
+        return false;
     f->resized[f->nresized++] = (struct etl_resize){ off, size };
     e->pos |= ETL_ENT_RESIZED_BIT;
     return true;
