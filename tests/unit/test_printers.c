@@ -1591,7 +1591,9 @@ static size_t first_difference(const char *a, size_t na, const char *b, size_t n
 }
 
 /* The same for the table's own JSON writer as a view calls it
- * (etl_print_json_own: not with a file column); every row is an object. */
+ * (etl_print_json_own: with a file column only when the input's name needs
+ * no escapes, as the second file's does, not the first's); every row is an
+ * object. */
 START_TEST(json_own_writer)
 {
     setup_strings();
@@ -1603,7 +1605,7 @@ START_TEST(json_own_writer)
             char *a = run_all("json", &all_loop, all_modes[m], &o, put_by_printer, &n1);
             ck_assert_uint_eq(own_rows, 0);
             char *b = run_all("json", &all_loop, all_modes[m], &o, put_by_json_own, &n2);
-            ck_assert_uint_eq(own_rows, opt ? 0 : ALL_ROWS);
+            ck_assert_uint_eq(own_rows, opt ? ALL_ROWS - SECOND_FILE : ALL_ROWS);
             ck_assert_uint_gt(n1, 50000);
             size_t at = first_difference(a, n1, b, n2);
             ck_assert_msg(n1 == n2 && at == n1,
