@@ -188,6 +188,33 @@ done
 settime 8984 '\000\000\000\000\000\000\000\000'
 expect "two times back" 0 "$etldump" -f csv "$tmp/wild.etl"
 check "two times back: counted, the most named" grep -q "wild.etl: warning: the time of a processor's events goes back 2 times, the most at offset 0x2158 (processor 0, from 100000.001194 s to 0.001242 s): the merge puts the events around them out of time order\$" "$tmp/err"
+# A file appended to itself: every buffer of the copy repeats one of the
+# first byte for byte (its processor and SequenceNumber too) and is read
+# once, with one warning (each event came twice, the merge out of order).
+# A copy cut inside a buffer repeats the beginning of one: read once, the
+# cut said. A copy with one byte of a buffer header changed (TimeStamp,
+# +0x10, which nothing reads) is no repeat: both are read, and said.
+cat "$top/samples/cswitch-v4-pmc-pebs.etl" "$top/samples/cswitch-v4-pmc-pebs.etl" > "$tmp/twice.etl"
+"$etldump" -f csv --events=all "$top/samples/cswitch-v4-pmc-pebs.etl" > "$tmp/once.csv"
+"$etldump" --summary "$top/samples/cswitch-v4-pmc-pebs.etl" | sed 1d > "$tmp/once.sum"
+expect "appended to itself" 0 "$etldump" -f csv --events=all "$tmp/twice.etl"
+check "appended to itself: each event once" cmp -s "$tmp/once.csv" "$tmp/out"
+check "appended to itself: said once" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q '^etldump: [^:]*twice.etl: warning: 5 buffers repeat earlier ones byte for byte, the first at offset 0xa000 (the one at 0x0): each is read once\$' '$tmp/err'"
+expect "appended to itself, --summary" 0 "$etldump" --summary "$tmp/twice.etl"
+check "appended to itself, --summary: as once" sh -c "sed 1d '$tmp/out' | cmp -s '$tmp/once.sum' -"
+expect "appended to itself, --stats" 0 "$etldump" -f csv --stats "$tmp/twice.etl"
+check "appended to itself, --stats: events once, buffers of the file" sh -c "grep -q ',total,events,$(grep -c . "$tmp/once.csv" | awk '{print $1 - 1}'),' '$tmp/out' && grep -q ',buffers,all,10,' '$tmp/out'"
+head -c $((40960 + 100)) "$tmp/twice.etl" > "$tmp/twice-cut.etl"
+expect "appended, the copy cut" 1 "$etldump" -f csv --events=all "$tmp/twice-cut.etl"
+check "appended, the copy cut: each event once" cmp -s "$tmp/once.csv" "$tmp/out"
+check "appended, the copy cut: the repeat and the cut said" sh -c "grep -q 'warning: the buffer at offset 0xa000 repeats the one at 0x0 byte for byte: it is read once\$' '$tmp/err' && grep -q 'offset 0xa000: buffer of 8192 bytes is truncated: the file ends after 100\$' '$tmp/err'"
+cp "$tmp/twice.etl" "$tmp/twice-other.etl"
+printf '\001' | dd of="$tmp/twice-other.etl" bs=1 seek=$((40960 + 0x4000 + 0x10)) conv=notrunc 2>/dev/null
+expect "appended, a header changed" 0 "$etldump" -f csv --events=all "$tmp/twice-other.etl"
+check "appended, a header changed: that buffer read twice" sh -c "[ \$(grep -c . '$tmp/out') -gt \$(grep -c . '$tmp/once.csv') ]"
+check "appended, a header changed: said" sh -c "grep -q 'warning: 4 buffers repeat earlier ones byte for byte, the first at offset 0xa000 (the one at 0x0): each is read once\$' '$tmp/err' && grep -q 'warning: the buffer at offset 0xe000 has the processor and sequence number of the one at 0x4000, but other bytes: both are read\$' '$tmp/err'"
+expect "appended to itself, -q" 0 "$etldump" -q "$tmp/twice.etl"
+check "appended to itself, -q: nothing said" test ! -s "$tmp/err"
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"
 check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500
 # --info reads every event for the group-mask changes: with --strict it

@@ -21,9 +21,11 @@
 
 /* One entry of the buffer index, in file order: 16 bytes. `pos` holds the
  * file offset (bits 0-47), the CPU (bits 48-58), whether the buffer is
- * read before all others (bit 59: a header buffer, or the first one) and
+ * read before all others (bit 59: a header buffer, or the first one),
  * whether it is read at a size the index found, not its header's (bit 60:
- * a damaged size field; the size is in the file's `resized`). */
+ * a damaged size field; the size is in the file's `resized`) and whether
+ * it repeats an earlier buffer byte for byte, its processor and
+ * SequenceNumber those of that one (bit 61: it is not read). */
 struct etl_bufent {
     uint64_t seq;             /* SequenceNumber */
     uint64_t pos;
@@ -32,6 +34,8 @@ struct etl_bufent {
 #define ETL_ENT_CPU(e) ((uint16_t)(((e)->pos >> 48) & 0x7FFu))
 #define ETL_ENT_HEADER(e) ((((e)->pos >> 59) & 1u) != 0)
 #define ETL_ENT_RESIZED_BIT (1ull << 60)
+#define ETL_ENT_REPEAT_BIT (1ull << 61)
+#define ETL_ENT_REPEAT(e) (((e)->pos & ETL_ENT_REPEAT_BIT) != 0)
 
 /* The size the index gives the buffer at offset off, whose header's is
  * damaged: few, in file order. */
@@ -74,6 +78,18 @@ struct etl_file {
                                * (0: none yet) */
     struct etl_resize *resized; /* the entries with ETL_ENT_RESIZED_BIT */
     size_t nresized, resized_cap;
+    uint64_t seq_next;        /* while SequenceNumbers rise in file order: one
+                               * past the last (no buffer can repeat one) */
+    bool seq_fell;            /* they did not: `seen` is kept */
+    uint32_t *seen;           /* then the entries (index + 1) by processor and
+                               * SequenceNumber, open addressing; freed with
+                               * the index whole */
+    size_t seen_cap;          /* a power of two, or 0 */
+    struct etl_repeats {
+        uint64_t n;           /* buffers found... */
+        uint64_t at, of;      /* ...the first at `at`, of the buffer at `of` */
+    } same, differ;           /* repeating a buffer; its processor and
+                               * SequenceNumber with other bytes */
     bool indexed;             /* the index is whole (etl_file_index) */
     struct etl_buffer_totals totals;
     uint32_t max_buf;         /* largest buffer to load, bytes */

@@ -384,6 +384,10 @@ static bool resize_last(struct etl_file *f, const struct etl_buffer *b, uint32_t
         f->totals.compressed_bytes = f->totals.compressed_bytes - b->size + size;
     if (size > f->max_buf)
         f->max_buf = size;
+    if (ETL_ENT_REPEAT(e) && size != b->size) { /* the bytes compared were not all */
+        e->pos &= ~ETL_ENT_REPEAT_BIT;
+        f->same.n--;
+    }
     if (f->nresized && f->resized[f->nresized - 1].off == off) {
         f->resized[f->nresized - 1].size = size;
         return true;
@@ -412,6 +416,154 @@ void etl_entry_header(const struct etl_file *f, const struct etl_bufent *e, cons
     }
     if (lo < f->nresized && f->resized[lo].off == off)
         b->size = f->resized[lo].size;
+}
+
+/* ---- buffers found twice ----------------------------------------------------- */
+
+/* SequenceNumber is one counter for all processors (§11): two buffers with
+ * the same processor and SequenceNumber are not how a trace is written, but
+ * a file appended to itself, or pieced together from copies, has them. A
+ * buffer that repeats an earlier one byte for byte is not read (its events
+ * would come twice); one with other bytes is read. Both are said once the
+ * index is whole. While the SequenceNumbers rise in file order no buffer
+ * can repeat one and nothing is looked up; from the first that does not,
+ * the entries are kept in a hash table until the index is whole. */
+
+/* Where the entry of processor cpu and SequenceNumber seq is in f->seen,
+ * or the empty slot for it. */
+static size_t seen_find(const struct etl_file *f, unsigned cpu, uint64_t seq)
+{
+    uint64_t h = (seq ^ ((uint64_t)cpu << 44)) * 0x9E3779B97F4A7C15ull;
+    size_t s = (size_t)(h >> 32) & (f->seen_cap - 1);
+    while (f->seen[s]) {
+        const struct etl_bufent *o = &f->ents[f->seen[s] - 1];
+        if (o->seq == seq && ETL_ENT_CPU(o) == cpu)
+            break;
+        s = (s + 1) & (f->seen_cap - 1);
+    }
+    return s;
+}
+
+/* Builds f->seen anew from the first n entries, with room for as many
+ * again; false when out of memory. */
+static bool seen_rebuild(struct etl_file *f, size_t n)
+{
+    size_t cap = 1024;
+    while (cap < 4 * n)
+        cap *= 2;
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    free(f->seen);
+    f->seen = t;
+    f->seen_cap = cap;
+    for (size_t i = 0; i < n; i++) {
+        const struct etl_bufent *e = &f->ents[i];
+        size_t k = seen_find(f, ETL_ENT_CPU(e), e->seq);
+        if (!ETL_ENT_REPEAT(e) && !f->seen[k])
+            f->seen[k] = (uint32_t)(i + 1);
+    }
+    return true;
+}
+
+/* Whether the n bytes at offsets a and b of f are the same (where a read
+ * fails, they are not). */
+static bool same_bytes(const struct etl_file *f, uint64_t a, uint64_t b, uint64_t n)
+{
+    if (f->mem && !f->map_len) /* a memory block; both lie in it */
+        return memcmp(f->mem + a, f->mem + b, (size_t)n) == 0;
+    uint8_t x[8192], y[8192];
+    while (n) {
+        size_t k = n < sizeof x ? (size_t)n : sizeof x;
+        if (read_upto(f, x, k, a) != k || read_upto(f, y, k, b) != k || memcmp(x, y, k) != 0)
+            return false;
+        a += k;
+        b += k;
+        n -= k;
+    }
+    return true;
+}
+
+/* Whether buffer b repeats the buffer of entry o byte for byte: as long
+ * (or cut by the end of the file, a beginning of it) and the same bytes. */
+static bool repeats(const struct etl_file *f, const struct etl_bufent *o,
+                    const struct etl_buffer *b)
+{
+    uint64_t off = ETL_ENT_OFFSET(o);
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (!read_at(f, h, sizeof h, off))
+        return false;
+    struct etl_buffer ob;
+    etl_entry_header(f, o, h, &ob);
+    uint64_t size = ob.size < f->file_size - off ? ob.size : f->file_size - off;
+    return (b->size == size || (b->truncated && b->size < size)) &&
+           same_bytes(f, off, b->offset, b->size);
+}
+
+/* Looks for an earlier buffer with the processor and SequenceNumber of b,
+ * the index's entry i (its last): marks entry i a repeat of it, or counts
+ * it as one with other bytes. False when out of memory. */
+static bool check_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b)
+{
+    if (!f->seq_fell) {
+        if (i == 0 || b->seq >= f->seq_next) {
+            f->seq_next = b->seq + 1;
+            if (f->seq_next) /* else the next cannot rise past it */
+                return true;
+        }
+        f->seq_fell = true;
+    }
+    if (2 * (i + 1) > f->seen_cap && !seen_rebuild(f, i))
+        return false;
+    size_t k = seen_find(f, b->cpu, b->seq);
+    if (!f->seen[k]) {
+        f->seen[k] = (uint32_t)(i + 1);
+        return true;
+    }
+    const struct etl_bufent *o = &f->ents[f->seen[k] - 1];
+    struct etl_repeats *r = &f->differ;
+    if (repeats(f, o, b)) {
+        f->ents[i].pos |= ETL_ENT_REPEAT_BIT;
+        r = &f->same;
+    }
+    if (r->n++ == 0) {
+        r->at = b->offset;
+        r->of = ETL_ENT_OFFSET(o);
+    }
+    return true;
+}
+
+/* Says the buffers found twice (check_repeat), with the index whole. */
+static void say_repeats(const struct etl_file *f)
+{
+    const struct etl_repeats *r = &f->same;
+    if (r->n == 1)
+        etl_warn(f, "the buffer at offset 0x%llx repeats the one at 0x%llx byte for byte: "
+                 "it is read once", (unsigned long long)r->at, (unsigned long long)r->of);
+    else if (r->n)
+        etl_warn(f, "%llu buffers repeat earlier ones byte for byte, the first at offset 0x%llx "
+                 "(the one at 0x%llx): each is read once", (unsigned long long)r->n,
+                 (unsigned long long)r->at, (unsigned long long)r->of);
+    r = &f->differ;
+    if (r->n == 1)
+        etl_warn(f, "the buffer at offset 0x%llx has the processor and sequence number of the "
+                 "one at 0x%llx, but other bytes: both are read", (unsigned long long)r->at,
+                 (unsigned long long)r->of);
+    else if (r->n)
+        etl_warn(f, "%llu buffers have the processor and sequence number of earlier ones but "
+                 "other bytes, the first at offset 0x%llx (the one at 0x%llx): all are read",
+                 (unsigned long long)r->n, (unsigned long long)r->at,
+                 (unsigned long long)r->of);
+}
+
+/* The index is whole: says what it found twice and lets go of the table. */
+static void index_done(struct etl_file *f)
+{
+    f->indexed = true;
+    say_repeats(f);
+    free(f->seen);
+    f->seen = NULL;
+    f->seen_cap = 0;
 }
 
 /* Appends buffer b to the index; false when out of memory. */
@@ -446,7 +598,7 @@ static bool add_buffer(struct etl_file *f, const struct etl_buffer *b)
     }
     if (b->size > f->max_buf)
         f->max_buf = b->size;
-    return true;
+    return check_repeat(f, f->nents - 1, b);
 }
 
 /* Whether f's buffers all have the size its logfile header gives (not
@@ -831,7 +983,8 @@ static bool index_rest(struct etl_file *f)
         }
         if (st == INDEX_NOMEM)
             return false;
-        f->indexed = st == INDEX_END;
+        if (st == INDEX_END)
+            index_done(f);
     }
     return true;
 }
@@ -844,6 +997,7 @@ static void release(struct etl_file *f)
         close(f->fd);
     free(f->ents);
     free(f->resized);
+    free(f->seen);
     free(f->name);
     free(f);
 }
@@ -1448,6 +1602,8 @@ struct walker {
 static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
                         struct etl_loaded *l, const struct walker *w)
 {
+    if (ETL_ENT_REPEAT(e))
+        return true;
     if (!etl_load_buffer(f, e, l))
         return !f->nomem;
     size_t off = ETL_BUF_HEADER_SIZE;
@@ -1499,7 +1655,7 @@ static bool walk_indexing(struct etl_file *f, struct etl_loaded *l, size_t *walk
     while (!f->indexed && !f->nomem) {
         uint64_t off = f->index_at;
         if (off == f->file_size) {
-            f->indexed = true;
+            index_done(f);
             break;
         }
         if (f->file_size - off < stride || f->nents >= ETL_MAX_BUFFERS)
@@ -1636,6 +1792,8 @@ void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
     bool go = true;
     for (size_t i = 0; i < f->nents && go; i++) {
         const struct etl_bufent *e = &f->ents[i];
+        if (ETL_ENT_REPEAT(e))
+            continue;
         if (ETL_ENT_HEADER(e)) {
             go = walk_buffer(f, e, &l, &w);
             continue;

@@ -1523,6 +1523,122 @@ START_TEST(walk_indexes)
 }
 END_TEST
 
+/* What a reading of a file with repeated buffers said: problems, and the
+ * warnings saying buffers repeat or have another's numbers. */
+struct repeat_log {
+    int problems, repeat, other, warnings;
+};
+
+static void repeat_problem(void *ctx, uint64_t offset, const char *msg)
+{
+    (void)offset;
+    (void)msg;
+    ((struct repeat_log *)ctx)->problems++;
+}
+
+static void repeat_warning(void *ctx, const char *msg)
+{
+    struct repeat_log *l = ctx;
+    l->warnings++;
+    l->repeat += strstr(msg, "byte for byte") != NULL;
+    l->other += strstr(msg, "but other bytes") != NULL;
+}
+
+/* Writes dst: the file at src, then its first `keep` bytes (all of it when
+ * 0), byte `flip` of that copy (when not 0) changed. */
+static void write_twice(const char *src, const char *dst, off_t keep, off_t flip,
+                        uint8_t **bytes, size_t *len)
+{
+    struct stat sb;
+    ck_assert_int_eq(stat(src, &sb), 0);
+    size_t n = (size_t)sb.st_size, k = keep ? (size_t)keep : n;
+    uint8_t *b = malloc(n + k);
+    ck_assert_ptr_nonnull(b);
+    int fd = open(src, O_RDONLY);
+    ck_assert_int_eq(pread(fd, b, n, 0), (ssize_t)n);
+    close(fd);
+    memcpy(b + n, b, k);
+    if (flip)
+        b[n + (size_t)flip] ^= 1;
+    fd = open(dst, O_WRONLY | O_TRUNC);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, b, n + k), (ssize_t)(n + k));
+    close(fd);
+    *bytes = b;
+    *len = n + k;
+}
+
+/* A file appended to itself (plain, compressed, circular): each buffer of
+ * the copy repeats one of the first byte for byte and is read once: the
+ * same events as the file alone, each way it can be read (copied, mapped,
+ * decompressed ahead, as a memory block, indexed first or by the walk). A
+ * copy cut inside a buffer (its beginning repeated) likewise, with the cut
+ * said. A copy with a byte of a buffer header changed (TimeStamp, +0x10,
+ * which nothing reads) is read whole: more events, and said. */
+START_TEST(repeated_buffers)
+{
+    char path[256], twice[256];
+    temp_file(path, sizeof path);
+    temp_file(twice, sizeof twice);
+    for (int kind = 0; kind < 3; kind++) {
+        write_trace(path, 6000, 4096, kind == 1, kind == 2);
+        struct seen clean[2];
+        read_way(path, ETL_READ_MAP, 1, false, clean, NULL);
+        struct stat sb;
+        ck_assert_int_eq(stat(path, &sb), 0);
+        off_t second = peek32(path, 0); /* the second buffer's offset */
+        for (int how = 0; how < 3; how++) {
+            uint8_t *bytes;
+            size_t len;
+            off_t keep = how == 1 ? sb.st_size / 2 + 100 : 0;
+            write_twice(path, twice, keep, how == 2 ? second + 0x10 : 0, &bytes, &len);
+            struct seen c[2];
+            read_way(twice, ETL_READ_COPY, 1, false, c, NULL);
+            same_both_ways(twice, 1000, how == 1, NULL);
+            for (int j = 0; j < 2; j++) {
+                ck_assert_uint_eq(c[j].problems, how == 1);
+                if (how < 2) {
+                    ck_assert_msg(c[j].events == clean[j].events &&
+                                      c[j].ev_hash == clean[j].ev_hash,
+                                  "kind %d, how %d: %llu events of %llu", kind, how,
+                                  (unsigned long long)c[j].events,
+                                  (unsigned long long)clean[j].events);
+                } else {
+                    ck_assert_uint_gt(c[j].events, clean[j].events);
+                    ck_assert_uint_lt(c[j].events, clean[j].events + clean[j].events / 4);
+                }
+            }
+            /* Said once, whether the file is indexed first or by the walk,
+             * or is a memory block. */
+            for (int way = 0; way < 3; way++) {
+                struct repeat_log log = { 0 };
+                struct etl_diag d = { repeat_problem, repeat_warning, NULL, NULL, &log };
+                enum etl_open_status st;
+                struct etl_file *f = way == 2 ? etl_open_mem(bytes, len, "twice", &d, &st)
+                                              : etl_open_path(twice, &d, &st);
+                ck_assert_ptr_nonnull(f);
+                struct seen x = { 0 };
+                if (way == 1)
+                    etl_walk_file(f, seen_event, &x);
+                ck_assert(etl_file_index(f));
+                if (way != 1)
+                    etl_walk_file(f, seen_event, &x);
+                ck_assert_uint_eq(x.events, c[0].events);
+                ck_assert_uint_eq(x.ev_hash, c[0].ev_hash);
+                ck_assert_int_eq(log.problems, how == 1);
+                ck_assert_int_eq(log.repeat, 1);
+                ck_assert_int_eq(log.other, how == 2);
+                ck_assert_int_eq(log.warnings, 1 + (how == 2));
+                etl_close(f);
+            }
+            free(bytes);
+        }
+    }
+    unlink(path);
+    unlink(twice);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
@@ -1543,6 +1659,7 @@ int main(void)
     tcase_add_test(tc, read_copied_or_mapped);
     tcase_add_test(tc, walk_indexes);
     tcase_add_test(tc, compressed_sizes_damaged);
+    tcase_add_test(tc, repeated_buffers);
     if (getenv("ETLDUMP_EMULATOR"))
         fprintf(stderr, "test_reader: walk_map_shrinks left out under %s\n",
                 getenv("ETLDUMP_EMULATOR"));
