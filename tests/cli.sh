@@ -215,6 +215,38 @@ check "appended, a header changed: that buffer read twice" sh -c "[ \$(grep -c .
 check "appended, a header changed: said" sh -c "grep -q 'warning: 4 buffers repeat earlier ones byte for byte, the first at offset 0xa000 (the one at 0x0): each is read once\$' '$tmp/err' && grep -q 'warning: the buffer at offset 0xe000 has the processor and sequence number of the one at 0x4000, but other bytes: both are read\$' '$tmp/err'"
 expect "appended to itself, -q" 0 "$etldump" -q "$tmp/twice.etl"
 check "appended to itself, -q: nothing said" test ! -s "$tmp/err"
+# Compressed buffers: two of processor 2's SequenceNumbers swapped (the
+# headers are not compressed): its time goes back at the first event of
+# the one now read second, said inside its decompressed bytes.
+cp "$top/samples/mixed-x86-circular-compressed.etl" "$tmp/swapped.etl"
+printf '\005' | dd of="$tmp/swapped.etl" bs=1 seek=$((0x4f93 + 0x18)) conv=notrunc 2>/dev/null
+printf '\004' | dd of="$tmp/swapped.etl" bs=1 seek=$((0x400 + 0x18)) conv=notrunc 2>/dev/null
+expect "compressed, time back" 0 "$etldump" -f csv "$tmp/swapped.etl"
+check "compressed, time back: said in the decompressed buffer" grep -q "swapped.etl: warning: the time of processor 2's events goes back at byte 0x48 of the decompressed buffer at offset 0x4f93, from 29.105183 s to 0.001216 s: the merge puts the events around it out of time order\$" "$tmp/err"
+# Zeros after the last compressed buffer, or between two (a damaged size
+# of 0 where the next buffer should be): up to 16 MiB, the last buffer is
+# read up to the end of the file (it decompresses to its own size); more,
+# the zeros are skipped, to the end or to the next buffer header found.
+# Every event is read each time.
+"$etldump" -f csv --events=all "$top/samples/mixed-x86-circular-compressed.etl" | cut -d, -f1-12 > "$tmp/mixed.csv"
+for z in "1000 end" "17825792 end" "17825792 0x3b20"; do
+    set -- $z
+    if [ "$2" = end ]; then
+        { cat "$top/samples/mixed-x86-circular-compressed.etl"; head -c "$1" /dev/zero; } > "$tmp/zeros.etl"
+    else
+        { head -c $(($2)) "$top/samples/mixed-x86-circular-compressed.etl"; head -c "$1" /dev/zero
+          tail -c +$(($2 + 1)) "$top/samples/mixed-x86-circular-compressed.etl"; } > "$tmp/zeros.etl"
+    fi
+    expect "compressed, $1 zeros at $2" 1 "$etldump" -f csv --events=all "$tmp/zeros.etl"
+    check "compressed, $1 zeros at $2: every event" sh -c "cut -d, -f1-12 '$tmp/out' | cmp -s '$tmp/mixed.csv' -"
+    case $z in
+    "1000 end") want="offset 0x58e7: no buffer header here (buffer size 0): the buffer at 0x4f93 is read up to the end of the file" ;;
+    "17825792 end") want="offset 0x58e7: no buffer header here (buffer size 0): 17825792 bytes skipped to the end of the file" ;;
+    *) want="offset 0x3b20: no buffer header here (buffer size 0): 17825792 bytes skipped to the next, at offset 0x1103b20" ;;
+    esac
+    check "compressed, $1 zeros at $2: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'zeros.etl: $want\$' '$tmp/err'"
+done
+rm -f "$tmp/zeros.etl"
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"
 check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500
 # --info reads every event for the group-mask changes: with --strict it
