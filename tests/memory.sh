@@ -73,6 +73,13 @@ done
 check_peak -f perfetto -o /dev/null "$tmp/many72.etl"
 check_peak -f svg -o /dev/null "$tmp/many72.etl"
 rm -f "$tmp/many72.etl"
+# Their SequenceNumbers falling in file order: a table of them is kept
+# while the file is indexed (a buffer found twice is read once).
+[ -n "$san" ] || build/manybuf "$tmp/fall72.etl" 1000000 72 4 falling || bad "manybuf 72 falling"
+for v in "" --events=all --stats; do
+    check_peak $v -f csv "$tmp/fall72.etl"
+done
+rm -f "$tmp/fall72.etl"
 [ -n "$san" ] || build/manybuf "$tmp/many1k.etl" 1000000 1024 16 || bad "manybuf 1024"
 for v in "" --events=all --summary; do
     check_peak $v -f csv "$tmp/many1k.etl"

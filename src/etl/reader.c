@@ -444,12 +444,13 @@ static size_t seen_find(const struct etl_file *f, unsigned cpu, uint64_t seq)
     return s;
 }
 
-/* Builds f->seen anew from the first n entries, with room for as many
- * again; false when out of memory. */
+/* Builds f->seen anew from the first n entries, at most half full with
+ * one more (at ETL_MAX_BUFFERS entries, 16 MiB beside the index's 32);
+ * false when out of memory. */
 static bool seen_rebuild(struct etl_file *f, size_t n)
 {
     size_t cap = 1024;
-    while (cap < 4 * n)
+    while (cap < 2 * (n + 1))
         cap *= 2;
     uint32_t *t = calloc(cap, sizeof *t);
     if (!t)

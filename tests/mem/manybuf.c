@@ -4,9 +4,11 @@
  * of SIZE bytes (72 to 65536), each with nothing but its 0x48-byte header
  * (SavedOffset and Offset 0x48: no events), spread over CPUS processors.
  * The bytes past each header are left as holes, so the file is sparse.
- * Written from doc/format.md §2 and §4 alone.
+ * Written from doc/format.md §2 and §4 alone. Their SequenceNumbers rise
+ * in file order, or with `falling` fall (the reader then keeps a table of
+ * them while it indexes: buffers found twice).
  *
- *   manybuf OUT COUNT SIZE [CPUS]
+ *   manybuf OUT COUNT SIZE [CPUS [falling]]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -38,12 +40,13 @@ static void buffer_header(uint8_t *h, uint32_t size, uint32_t saved, uint64_t se
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: manybuf OUT COUNT SIZE [CPUS]\n");
+        fprintf(stderr, "usage: manybuf OUT COUNT SIZE [CPUS [falling]]\n");
         return 2;
     }
     unsigned long count = strtoul(argv[2], NULL, 0);
     uint32_t size = (uint32_t)strtoul(argv[3], NULL, 0);
     unsigned cpus = argc > 4 ? (unsigned)strtoul(argv[4], NULL, 0) : 4;
+    int falling = argc > 5 && strcmp(argv[5], "falling") == 0;
     if (size < 0x48 || size > 65536 || cpus == 0 || cpus > 2048) {
         fprintf(stderr, "manybuf: bad size or cpus\n");
         return 2;
@@ -84,7 +87,7 @@ int main(int argc, char **argv)
     uint64_t off = hsize;
     for (unsigned long i = 0; i < count; i++) {
         uint8_t h[0x48];
-        buffer_header(h, size, 0x48, i + 1, (unsigned)(i % cpus), 0);
+        buffer_header(h, size, 0x48, falling ? count - i : i + 1, (unsigned)(i % cpus), 0);
         if (pwrite(fd, h, sizeof h, (off_t)off) != (ssize_t)sizeof h) {
             perror("pwrite");
             return 1;
