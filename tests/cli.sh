@@ -203,7 +203,7 @@ check "appended to itself: said once" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] &&
 expect "appended to itself, --summary" 0 "$etldump" --summary "$tmp/twice.etl"
 check "appended to itself, --summary: as once" sh -c "sed 1d '$tmp/out' | cmp -s '$tmp/once.sum' -"
 expect "appended to itself, --stats" 0 "$etldump" -f csv --stats "$tmp/twice.etl"
-check "appended to itself, --stats: events once, buffers of the file" sh -c "grep -q ',total,events,$(grep -c . "$tmp/once.csv" | awk '{print $1 - 1}'),' '$tmp/out' && grep -q ',buffers,all,10,' '$tmp/out'"
+check "appended to itself, --stats: events once, buffers of the file, those repeated" sh -c "grep -q ',total,events,$(grep -c . "$tmp/once.csv" | awk '{print $1 - 1}'),' '$tmp/out' && grep -q ',buffers,all,10,' '$tmp/out' && grep -q ',buffers,repeated,5,40960,,,\$' '$tmp/out'"
 head -c $((40960 + 100)) "$tmp/twice.etl" > "$tmp/twice-cut.etl"
 expect "appended, the copy cut" 1 "$etldump" -f csv --events=all "$tmp/twice-cut.etl"
 check "appended, the copy cut: each event once" cmp -s "$tmp/once.csv" "$tmp/out"
@@ -213,6 +213,8 @@ printf '\001' | dd of="$tmp/twice-other.etl" bs=1 seek=$((40960 + 0x4000 + 0x10)
 expect "appended, a header changed" 0 "$etldump" -f csv --events=all "$tmp/twice-other.etl"
 check "appended, a header changed: that buffer read twice" sh -c "[ \$(grep -c . '$tmp/out') -gt \$(grep -c . '$tmp/once.csv') ]"
 check "appended, a header changed: said" sh -c "grep -q 'warning: 4 buffers repeat earlier ones byte for byte, the first at offset 0xa000 (the one at 0x0): each is read once\$' '$tmp/err' && grep -q 'warning: the buffer at offset 0xe000 has the processor and sequence number of the one at 0x4000, but other bytes: both are read\$' '$tmp/err'"
+expect "once, --stats" 0 "$etldump" -f csv --stats "$top/samples/cswitch-v4-pmc-pebs.etl"
+check "once, --stats: no row of buffers repeated" sh -c "! grep -q ',repeated,' '$tmp/out'"
 expect "appended to itself, -q" 0 "$etldump" -q "$tmp/twice.etl"
 check "appended to itself, -q: nothing said" test ! -s "$tmp/err"
 # Compressed buffers: two of processor 2's SequenceNumbers swapped (the

@@ -130,6 +130,8 @@ struct etl_buffer_totals {
     uint64_t buffers, bytes;
     uint64_t compressed, compressed_bytes;
     uint64_t events_lost_flagged, buffer_lost_flagged;
+    uint64_t repeated, repeated_bytes; /* of them, buffers that repeat one
+                                        * before byte for byte: not read */
     uint64_t cpus[ETL_MAX_CPUS / 64]; /* bit c % 64 of word c / 64: a buffer
                                        * of processor c was indexed */
 };

@@ -387,6 +387,8 @@ static bool resize_last(struct etl_file *f, const struct etl_buffer *b, uint32_t
     if (ETL_ENT_REPEAT(e) && size != b->size) { /* the bytes compared were not all */
         e->pos &= ~ETL_ENT_REPEAT_BIT;
         f->same.n--;
+        f->totals.repeated--;
+        f->totals.repeated_bytes -= b->size;
     }
     if (f->nresized && f->resized[f->nresized - 1].off == off) {
         f->resized[f->nresized - 1].size = size;
@@ -525,6 +527,8 @@ static bool check_repeat(struct etl_file *f, size_t i, const struct etl_buffer *
     struct etl_repeats *r = &f->differ;
     if (repeats(f, o, b)) {
         f->ents[i].pos |= ETL_ENT_REPEAT_BIT;
+        f->totals.repeated++;
+        f->totals.repeated_bytes += b->size;
         r = &f->same;
     }
     if (r->n++ == 0) {

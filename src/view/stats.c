@@ -432,6 +432,7 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     const struct etl_buffer_totals *bt = etl_file_totals(f);
     struct tally bufs = { bt->buffers, bt->bytes, 0, 0, false };
     struct tally zbufs = { bt->compressed, bt->compressed_bytes, 0, 0, false };
+    struct tally rbufs = { bt->repeated, bt->repeated_bytes, 0, 0, false };
 
     /* The entries sorted for a stable census. */
     struct entry *list = c.ents;
@@ -442,6 +443,8 @@ int etl_view_stats(struct etl_printer *p, struct etl_file *f,
     char name[80];
     rc = rc ? rc : emit(p, f, "buffers", "all", &bufs, NULL);
     rc = rc ? rc : emit(p, f, "buffers", "compressed", &zbufs, NULL);
+    if (!rc && rbufs.count) /* a file with buffers found twice: they are not read */
+        rc = emit(p, f, "buffers", "repeated", &rbufs, NULL);
     rc = rc ? rc : emit(p, f, "total", "events", &c.total, NULL);
     for (size_t i = 0; i < n && !rc; i++) {
         key_name(&list[i].k, name, sizeof name);

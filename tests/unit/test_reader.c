@@ -1587,6 +1587,12 @@ START_TEST(repeated_buffers)
         struct stat sb;
         ck_assert_int_eq(stat(path, &sb), 0);
         off_t second = peek32(path, 0); /* the second buffer's offset */
+        struct etl_file *one = etl_open_path(path, NULL, &(enum etl_open_status){ 0 });
+        ck_assert_ptr_nonnull(one);
+        ck_assert(etl_file_index(one));
+        uint64_t nbuf = etl_file_totals(one)->buffers;
+        ck_assert_uint_eq(etl_file_totals(one)->repeated, 0);
+        etl_close(one);
         for (int how = 0; how < 3; how++) {
             uint8_t *bytes;
             size_t len;
@@ -1629,6 +1635,12 @@ START_TEST(repeated_buffers)
                 ck_assert_int_eq(log.repeat, 1);
                 ck_assert_int_eq(log.other, how == 2);
                 ck_assert_int_eq(log.warnings, 1 + (how == 2));
+                /* Those not read, counted apart: every buffer of the copy
+                 * but, with a byte changed, one. */
+                const struct etl_buffer_totals *t = etl_file_totals(f);
+                ck_assert_uint_eq(t->buffers - t->repeated, nbuf + (how == 2));
+                if (how != 1)
+                    ck_assert_uint_eq(t->buffers, 2 * nbuf);
                 etl_close(f);
             }
             free(bytes);
