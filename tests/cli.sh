@@ -213,6 +213,12 @@ printf '\001' | dd of="$tmp/twice-other.etl" bs=1 seek=$((40960 + 0x4000 + 0x10)
 expect "appended, a header changed" 0 "$etldump" -f csv --events=all "$tmp/twice-other.etl"
 check "appended, a header changed: that buffer read twice" sh -c "[ \$(grep -c . '$tmp/out') -gt \$(grep -c . '$tmp/once.csv') ]"
 check "appended, a header changed: said" sh -c "grep -q 'warning: 4 buffers repeat earlier ones byte for byte, the first at offset 0xa000 (the one at 0x0): each is read once\$' '$tmp/err' && grep -q 'warning: the buffer at offset 0xe000 has the processor and sequence number of the one at 0x4000, but other bytes: both are read\$' '$tmp/err'"
+# A trace with a buffer flagged BUFFER_LOST, appended to itself: the
+# warning of lost data counts the flag of the buffer read, not its repeat.
+"$top/build/mktrace" --quiet --encoding=compact --cpus=2 --switches=3000 --lost-cpu=1 --seed=2 "$tmp/lost.etl" - &&
+    cat "$tmp/lost.etl" "$tmp/lost.etl" > "$tmp/lost2.etl"
+expect "lost data, appended to itself" 0 "$etldump" --stats "$tmp/lost2.etl"
+check "lost data, appended to itself: the flagged buffer counted once" grep -q "lost2.etl: warning: the trace lost data: 0 events and 1 buffers by its header; 0 buffers flagged as having lost events, 1 as following lost buffers\$" "$tmp/err"
 expect "once, --stats" 0 "$etldump" -f csv --stats "$top/samples/cswitch-v4-pmc-pebs.etl"
 check "once, --stats: no row of buffers repeated" sh -c "! grep -q ',repeated,' '$tmp/out'"
 expect "appended to itself, -q" 0 "$etldump" -q "$tmp/twice.etl"

@@ -372,6 +372,21 @@ static bool stream_not_etl(const uint8_t *head, uint64_t have)
     return !logfile_parse(head, need, &ev, &hdr);
 }
 
+/* Counts buffer b, just indexed, as one that repeats an earlier one (or,
+ * with undo, no longer): among those not read, and not among those whose
+ * flags say events or buffers were lost (the one it repeats says so). */
+static void count_repeat(struct etl_file *f, const struct etl_buffer *b, bool undo)
+{
+    struct etl_buffer_totals *t = &f->totals;
+    uint64_t one = undo ? UINT64_MAX : 1; /* added: one more, or one fewer */
+    t->repeated += one;
+    t->repeated_bytes = undo ? t->repeated_bytes - b->size : t->repeated_bytes + b->size;
+    if (b->flags & ETL_BUF_FLAG_EVENTS_LOST)
+        t->events_lost_flagged -= one;
+    if (b->flags & ETL_BUF_FLAG_BUFFER_LOST)
+        t->buffer_lost_flagged -= one;
+}
+
 /* Gives buffer b, the index's last entry, counted at b->size, the size
  * `size` (its header's is damaged): entry_header reads it so; false when
  * out of memory. */
@@ -387,8 +402,7 @@ static bool resize_last(struct etl_file *f, const struct etl_buffer *b, uint32_t
     if (ETL_ENT_REPEAT(e) && size != b->size) { /* the bytes compared were not all */
         e->pos &= ~ETL_ENT_REPEAT_BIT;
         f->same.n--;
-        f->totals.repeated--;
-        f->totals.repeated_bytes -= b->size;
+        count_repeat(f, b, true);
     }
     if (f->nresized && f->resized[f->nresized - 1].off == off) {
         f->resized[f->nresized - 1].size = size;
@@ -527,8 +541,7 @@ static bool check_repeat(struct etl_file *f, size_t i, const struct etl_buffer *
     struct etl_repeats *r = &f->differ;
     if (repeats(f, o, b)) {
         f->ents[i].pos |= ETL_ENT_REPEAT_BIT;
-        f->totals.repeated++;
-        f->totals.repeated_bytes += b->size;
+        count_repeat(f, b, false);
         r = &f->same;
     }
     if (r->n++ == 0) {
