@@ -213,6 +213,13 @@ printf '\001' | dd of="$tmp/twice-other.etl" bs=1 seek=$((40960 + 0x4000 + 0x10)
 expect "appended, a header changed" 0 "$etldump" -f csv --events=all "$tmp/twice-other.etl"
 check "appended, a header changed: that buffer read twice" sh -c "[ \$(grep -c . '$tmp/out') -gt \$(grep -c . '$tmp/once.csv') ]"
 check "appended, a header changed: said" sh -c "grep -q 'warning: 4 buffers repeat earlier ones byte for byte, the first at offset 0xa000 (the one at 0x0): each is read once\$' '$tmp/err' && grep -q 'warning: the buffer at offset 0xe000 has the processor and sequence number of the one at 0x4000, but other bytes: both are read\$' '$tmp/err'"
+# Two traces in one file: the second's header buffer is said, with where
+# the second begins (its buffers are read as the first's; one of them has
+# a processor and SequenceNumber of the first's, and other bytes).
+cat "$top/samples/demo-compact.etl" "$top/samples/ready-dpc.etl" > "$tmp/two.etl"
+expect "two traces in one file" 0 "$etldump" --stats "$tmp/two.etl"
+check "two traces in one file: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 2 ] && grep -q 'two.etl: warning: a second header buffer, at offset 0xa000 (a second trace?): every buffer is read as one trace.s, with the first header.s clock; the second alone is the file from there (tail -c +40961)\$' '$tmp/err' && grep -q 'two.etl: warning: the buffer at offset 0xe000 has the processor and sequence number of the one at 0x4000, but other bytes: both are read\$' '$tmp/err'"
+check "two traces in one file: the second from where it is said" sh -c "tail -c +40961 '$tmp/two.etl' | cmp -s - '$top/samples/ready-dpc.etl'"
 # A trace with a buffer flagged BUFFER_LOST, appended to itself: the
 # warning of lost data counts the flag of the buffer read, not its repeat.
 "$top/build/mktrace" --quiet --encoding=compact --cpus=2 --switches=3000 --lost-cpu=1 --seed=2 "$tmp/lost.etl" - &&

@@ -90,6 +90,8 @@ struct etl_file {
         uint64_t at, of;      /* ...the first at `at`, of the buffer at `of` */
     } same, differ;           /* repeating a buffer; its processor and
                                * SequenceNumber with other bytes */
+    uint64_t other_header;    /* a second header buffer (not a repeat): its
+                               * offset + 1 */
     bool indexed;             /* the index is whole (etl_file_index) */
     struct etl_buffer_totals totals;
     uint32_t max_buf;         /* largest buffer to load, bytes */

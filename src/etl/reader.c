@@ -519,8 +519,9 @@ static bool repeats(const struct etl_file *f, const struct etl_bufent *o,
 
 /* Looks for an earlier buffer with the processor and SequenceNumber of b,
  * the index's entry i (its last): marks entry i a repeat of it, or counts
- * it as one with other bytes. False when out of memory. */
-static bool check_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b)
+ * it as one with other bytes (but a header buffer: check_repeat). False
+ * when out of memory. */
+static bool find_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b)
 {
     if (!f->seq_fell) {
         if (i == 0 || b->seq >= f->seq_next) {
@@ -543,12 +544,26 @@ static bool check_repeat(struct etl_file *f, size_t i, const struct etl_buffer *
         f->ents[i].pos |= ETL_ENT_REPEAT_BIT;
         count_repeat(f, b, false);
         r = &f->same;
+    } else if (b->type == ETL_BUF_TYPE_HEADER) {
+        return true;
     }
     if (r->n++ == 0) {
         r->at = b->offset;
         r->of = ETL_ENT_OFFSET(o);
     }
     return true;
+}
+
+/* find_repeat for buffer b, the index's entry i; a header buffer other
+ * than the file's first and not a repeat is noted: a file holding two
+ * traces (two files put together). */
+static bool check_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b)
+{
+    bool ok = find_repeat(f, i, b);
+    if (i > 0 && b->type == ETL_BUF_TYPE_HEADER && !ETL_ENT_REPEAT(&f->ents[i]) &&
+        !f->other_header)
+        f->other_header = b->offset + 1;
+    return ok;
 }
 
 /* Says the buffers found twice (check_repeat), with the index whole. */
@@ -562,6 +577,11 @@ static void say_repeats(const struct etl_file *f)
         etl_warn(f, "%llu buffers repeat earlier ones byte for byte, the first at offset 0x%llx "
                  "(the one at 0x%llx): each is read once", (unsigned long long)r->n,
                  (unsigned long long)r->at, (unsigned long long)r->of);
+    if (f->other_header)
+        etl_warn(f, "a second header buffer, at offset 0x%llx (a second trace?): every buffer "
+                 "is read as one trace's, with the first header's clock; the second alone is "
+                 "the file from there (tail -c +%llu)", (unsigned long long)(f->other_header - 1),
+                 (unsigned long long)f->other_header);
     r = &f->differ;
     if (r->n == 1)
         etl_warn(f, "the buffer at offset 0x%llx has the processor and sequence number of the "
