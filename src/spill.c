@@ -22,6 +22,15 @@ const char *etl_temp_dir(void)
 int etl_temp_fd(bool *nomem)
 {
     const char *dir = etl_temp_dir();
+#ifdef O_TMPFILE
+    /* A file that never has a name (Linux): nothing is left behind, not
+     * even by a run killed between making a named one and unlinking it,
+     * and no other program sees one come and go. Where the kernel or the
+     * file system has none, a named one, unlinked at once. */
+    int tfd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (tfd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return tfd;
+#endif
     size_t n = strlen(dir) + sizeof "/etldump-XXXXXX";
     char *tmpl = malloc(n);
     if (!tmpl) {

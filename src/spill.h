@@ -14,8 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Makes an unlinked temporary file; returns its descriptor, or -1 (errno
- * set; *nomem set when memory ran out). */
+/* Makes a temporary file with no name (O_TMPFILE, or unlinked at once);
+ * returns its descriptor, or -1 (errno set; *nomem set when memory ran
+ * out). */
 int etl_temp_fd(bool *nomem);
 /* The directory etl_temp_fd makes its files in: $TMPDIR, or /tmp. */
 const char *etl_temp_dir(void);

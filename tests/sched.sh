@@ -355,7 +355,8 @@ else
         for b in "$spill" "$etldump"; do
             TMPDIR=$tmp/spilldir strace -f -e trace=openat -o "$tmp/strace" "$b" --summary -f csv \
                 "$tmp/sp4.etl" > /dev/null 2>&1
-            made=$(grep -c "\"$tmp/spilldir/etldump-" "$tmp/strace")
+            # A file with no name (O_TMPFILE, Linux), or a named one.
+            made=$(grep -F "\"$tmp/spilldir" "$tmp/strace" | grep -c -e 'spilldir/etldump-' -e O_TMPFILE)
             case "$b:$made" in
                 "$spill:0"|"$etldump:"[1-9]*) bad "spill file: $b --summary made $made files in TMPDIR" ;;
                 *) ok ;;
@@ -374,7 +375,7 @@ else
                 TMPDIR=$tmp/spilldir strace -f -y -e trace=pwrite64 -o "$tmp/strace" "$b" \
                     --summary -f csv "$tmp/cap.etl" > /dev/null 2>&1
                 # The largest offset + length written to one of its files.
-                most=$(grep -a "<$tmp/spilldir/etldump-" "$tmp/strace" |
+                most=$(grep -a -F -e "<$tmp/spilldir/etldump-" -e "<$tmp/spilldir/#" "$tmp/strace" |
                        sed -n 's/.*, \([0-9][0-9]*\), \([0-9][0-9]*\)) = .*/\1 \2/p' |
                        awk '$1 + $2 > m { m = $1 + $2 } END { print m + 0 }')
                 case $b in
