@@ -5,7 +5,9 @@
 # run side by side, ETLDUMP_JOBS at a time (default: the processors online,
 # at most 4), the unit programs one job among them; each one's log is
 # printed whole, in a fixed order (the unit programs first), with the
-# seconds it took. Temporary files go under build/tmp, removed at the end.
+# seconds it took. Temporary files go under build/tmp, each job's in a
+# directory of its own (what one leaves behind is not another's), removed at
+# the end.
 # Prints one closing line "check: N passed, M failed, K skipped".
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -35,6 +37,7 @@ quick=${ETLDUMP_QUICK:-}
 # their lines into logs/unit.log, their counts ("PASS FAIL NAMES...") into
 # logs/unit.counts.
 run_units() {
+    mkdir -p "$tmpdir/unit" && TMPDIR=$tmpdir/unit && export TMPDIR
     upass=0 ufail=0 ufailed=""
     : > "$logs/unit.log"
     for t in build/tests/test_*; do
@@ -85,7 +88,7 @@ run_script() {
         *) set -- "$ETLDUMP" ;;
     esac
     t0=$(date +%s)
-    sh "$s" "$@" > "$logs/$name.log" 2>&1
+    mkdir -p "$tmpdir/$name" && TMPDIR=$tmpdir/$name sh "$s" "$@" > "$logs/$name.log" 2>&1
     echo $? > "$logs/$name.rc"
     echo $(($(date +%s) - t0)) > "$logs/$name.secs"
     : > "$logs/$name.done"
