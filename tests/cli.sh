@@ -213,6 +213,23 @@ printf '\001' | dd of="$tmp/twice-other.etl" bs=1 seek=$((40960 + 0x4000 + 0x10)
 expect "appended, a header changed" 0 "$etldump" -f csv --events=all "$tmp/twice-other.etl"
 check "appended, a header changed: that buffer read twice" sh -c "[ \$(grep -c . '$tmp/out') -gt \$(grep -c . '$tmp/once.csv') ]"
 check "appended, a header changed: said" sh -c "grep -q 'warning: 4 buffers repeat earlier ones byte for byte, the first at offset 0xa000 (the one at 0x0): each is read once\$' '$tmp/err' && grep -q 'warning: the buffer at offset 0xe000 has the processor and sequence number of the one at 0x4000, but other bytes: both are read\$' '$tmp/err'"
+printf '\001' | dd of="$tmp/twice-other.etl" bs=1 seek=$((40960 + 0x6000 + 0x10)) conv=notrunc 2>/dev/null
+expect "appended, two headers changed" 0 "$etldump" -f csv --events=all "$tmp/twice-other.etl"
+check "appended, two headers changed: said with the count" grep -q 'warning: 2 buffers have the processor and sequence number of earlier ones but other bytes, the first at offset 0xe000 (the one at 0x4000): all are read$' "$tmp/err"
+# A compressed file appended to itself, a header of the copy wiped: the
+# repeat before it is read up to the next header (the wiped buffer's bytes
+# its own) and is still a repeat: its events are the bytes compared (a
+# compressed buffer decompresses to its own size), not read twice (they
+# were, with the time going back).
+mixed=$top/samples/mixed-x86-circular-compressed.etl
+cat "$mixed" "$mixed" > "$tmp/twice-wiped.etl"
+head -c 72 /dev/zero | dd of="$tmp/twice-wiped.etl" bs=1 seek=$(($(wc -c < "$mixed") + 0xda0)) conv=notrunc 2>/dev/null
+"$etldump" -f csv --events=all "$mixed" > "$tmp/mixed-once.csv"
+expect "appended, a header of the copy wiped" 1 "$etldump" -f csv --events=all "$tmp/twice-wiped.etl"
+check "appended, a header of the copy wiped: each event once" cmp -s "$tmp/mixed-once.csv" "$tmp/out"
+check "appended, a header of the copy wiped: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 2 ] && grep -q 'offset 0x6687: no buffer header here (buffer size 0): the buffer at 0x5ce7 is read up to the next, at offset 0x70fe\$' '$tmp/err' && grep -q 'warning: 10 buffers repeat earlier ones byte for byte, the first at offset 0x58e7 (the one at 0x0): each is read once\$' '$tmp/err'"
+expect "appended, a header of the copy wiped, --stats" 1 "$etldump" -f csv --stats "$tmp/twice-wiped.etl"
+check "appended, a header of the copy wiped: the copy's bytes all repeated" grep -q ",buffers,repeated,10,$(wc -c < "$mixed"),,,\$" "$tmp/out"
 # Two traces in one file: the second's header buffer is said, with where
 # the second begins (its buffers are read as the first's; one of them has
 # a processor and SequenceNumber of the first's, and other bytes).

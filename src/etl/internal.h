@@ -86,10 +86,11 @@ struct etl_file {
                                * the index whole */
     size_t seen_cap;          /* a power of two, or 0 */
     struct etl_repeats {
-        uint64_t n;           /* buffers found... */
-        uint64_t at, of;      /* ...the first at `at`, of the buffer at `of` */
-    } same, differ;           /* repeating a buffer; its processor and
-                               * SequenceNumber with other bytes */
+        uint64_t at, of;      /* the first found at `at`, of the buffer at `of` */
+    } same, differ;           /* repeating a buffer (totals.repeated of them);
+                               * its processor and SequenceNumber with other
+                               * bytes (ndiffer) */
+    uint64_t ndiffer;
     uint64_t other_header;    /* a second header buffer (not a repeat): its
                                * offset + 1 */
     bool indexed;             /* the index is whole (etl_file_index) */

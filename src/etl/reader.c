@@ -372,21 +372,6 @@ static bool stream_not_etl(const uint8_t *head, uint64_t have)
     return !logfile_parse(head, need, &ev, &hdr);
 }
 
-/* Counts buffer b, just indexed, as one that repeats an earlier one (or,
- * with undo, no longer): among those not read, and not among those whose
- * flags say events or buffers were lost (the one it repeats says so). */
-static void count_repeat(struct etl_file *f, const struct etl_buffer *b, bool undo)
-{
-    struct etl_buffer_totals *t = &f->totals;
-    uint64_t one = undo ? UINT64_MAX : 1; /* added: one more, or one fewer */
-    t->repeated += one;
-    t->repeated_bytes = undo ? t->repeated_bytes - b->size : t->repeated_bytes + b->size;
-    if (b->flags & ETL_BUF_FLAG_EVENTS_LOST)
-        t->events_lost_flagged -= one;
-    if (b->flags & ETL_BUF_FLAG_BUFFER_LOST)
-        t->buffer_lost_flagged -= one;
-}
-
 /* Gives buffer b, the index's last entry, counted at b->size, the size
  * `size` (its header's is damaged): entry_header reads it so; false when
  * out of memory. */
@@ -399,11 +384,11 @@ static bool resize_last(struct etl_file *f, const struct etl_buffer *b, uint32_t
         f->totals.compressed_bytes = f->totals.compressed_bytes - b->size + size;
     if (size > f->max_buf)
         f->max_buf = size;
-    if (ETL_ENT_REPEAT(e) && size != b->size) { /* the bytes compared were not all */
-        e->pos &= ~ETL_ENT_REPEAT_BIT;
-        f->same.n--;
-        count_repeat(f, b, true);
-    }
+    /* A repeat stays one: its events are those of the bytes compared (a
+     * compressed buffer decompresses to its own size; an uncompressed one
+     * ends where its header says). */
+    if (ETL_ENT_REPEAT(e))
+        f->totals.repeated_bytes = f->totals.repeated_bytes - b->size + size;
     if (f->nresized && f->resized[f->nresized - 1].off == off) {
         f->resized[f->nresized - 1].size = size;
         return true;
@@ -539,15 +524,26 @@ static bool find_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b
         return true;
     }
     const struct etl_bufent *o = &f->ents[f->seen[k] - 1];
-    struct etl_repeats *r = &f->differ;
+    struct etl_buffer_totals *t = &f->totals;
+    struct etl_repeats *r = &f->same;
+    uint64_t n;
     if (repeats(f, o, b)) {
+        /* Not read: counted apart, and its flags say no loss (those of the
+         * one it repeats do). */
         f->ents[i].pos |= ETL_ENT_REPEAT_BIT;
-        count_repeat(f, b, false);
-        r = &f->same;
+        n = ++t->repeated;
+        t->repeated_bytes += b->size;
+        if (b->flags & ETL_BUF_FLAG_EVENTS_LOST)
+            t->events_lost_flagged--;
+        if (b->flags & ETL_BUF_FLAG_BUFFER_LOST)
+            t->buffer_lost_flagged--;
     } else if (b->type == ETL_BUF_TYPE_HEADER) {
         return true;
+    } else {
+        r = &f->differ;
+        n = ++f->ndiffer;
     }
-    if (r->n++ == 0) {
+    if (n == 1) {
         r->at = b->offset;
         r->of = ETL_ENT_OFFSET(o);
     }
@@ -570,12 +566,13 @@ static bool check_repeat(struct etl_file *f, size_t i, const struct etl_buffer *
 static void say_repeats(const struct etl_file *f)
 {
     const struct etl_repeats *r = &f->same;
-    if (r->n == 1)
+    uint64_t n = f->totals.repeated;
+    if (n == 1)
         etl_warn(f, "the buffer at offset 0x%llx repeats the one at 0x%llx byte for byte: "
                  "it is read once", (unsigned long long)r->at, (unsigned long long)r->of);
-    else if (r->n)
+    else if (n)
         etl_warn(f, "%llu buffers repeat earlier ones byte for byte, the first at offset 0x%llx "
-                 "(the one at 0x%llx): each is read once", (unsigned long long)r->n,
+                 "(the one at 0x%llx): each is read once", (unsigned long long)n,
                  (unsigned long long)r->at, (unsigned long long)r->of);
     if (f->other_header)
         etl_warn(f, "a second header buffer, at offset 0x%llx (a second trace?): every buffer "
@@ -583,15 +580,15 @@ static void say_repeats(const struct etl_file *f)
                  "the file from there (tail -c +%llu)", (unsigned long long)(f->other_header - 1),
                  (unsigned long long)f->other_header);
     r = &f->differ;
-    if (r->n == 1)
+    n = f->ndiffer;
+    if (n == 1)
         etl_warn(f, "the buffer at offset 0x%llx has the processor and sequence number of the "
                  "one at 0x%llx, but other bytes: both are read", (unsigned long long)r->at,
                  (unsigned long long)r->of);
-    else if (r->n)
+    else if (n)
         etl_warn(f, "%llu buffers have the processor and sequence number of earlier ones but "
                  "other bytes, the first at offset 0x%llx (the one at 0x%llx): all are read",
-                 (unsigned long long)r->n, (unsigned long long)r->at,
-                 (unsigned long long)r->of);
+                 (unsigned long long)n, (unsigned long long)r->at, (unsigned long long)r->of);
 }
 
 /* The index is whole: says what it found twice and lets go of the table. */
@@ -1830,8 +1827,6 @@ void etl_walk_first_buffers(struct etl_file *f, etl_event_fn fn, void *ctx)
     bool go = true;
     for (size_t i = 0; i < f->nents && go; i++) {
         const struct etl_bufent *e = &f->ents[i];
-        if (ETL_ENT_REPEAT(e))
-            continue;
         if (ETL_ENT_HEADER(e)) {
             go = walk_buffer(f, e, &l, &w);
             continue;
