@@ -139,6 +139,16 @@ void etl_note(const struct etl_file *f, const char *fmt, ...)
 /* Progress is reported every this many bytes of buffers loaded. */
 #define PROGRESS_STEP (8u * 1024u * 1024u)
 
+/* Reports progress: the bytes of buffers loaded by the view's pass, of the
+ * file's bytes less those of the buffers found to repeat earlier ones
+ * (never loaded: a file appended to itself would end at half). */
+static void report_progress(struct etl_file *f)
+{
+    uint64_t skip = f->totals.repeated_bytes, size = f->file_size;
+    f->progress_next = f->progress_done + PROGRESS_STEP;
+    f->diag.progress(f->diag.ctx, f->progress_done, skip < size ? size - skip : size);
+}
+
 /* Counts a buffer loaded by the view's pass (pre-passes in scopes are not
  * counted) and reports progress every PROGRESS_STEP bytes. */
 static void count_progress(struct etl_file *f, uint32_t bytes)
@@ -146,10 +156,8 @@ static void count_progress(struct etl_file *f, uint32_t bytes)
     if (f->scope || !f->diag.progress)
         return;
     f->progress_done += bytes;
-    if (f->progress_done >= f->progress_next) {
-        f->progress_next = f->progress_done + PROGRESS_STEP;
-        f->diag.progress(f->diag.ctx, f->progress_done, f->file_size);
-    }
+    if (f->progress_done >= f->progress_next)
+        report_progress(f);
 }
 
 void etl_scope_begin(struct etl_file *f, struct etl_scope *s, bool keep)
@@ -596,6 +604,9 @@ static void index_done(struct etl_file *f)
 {
     f->indexed = true;
     say_repeats(f);
+    /* Indexed by the view's pass, whose progress counted the repeats. */
+    if (f->totals.repeated && f->progress_done && !f->scope && f->diag.progress)
+        report_progress(f);
     free(f->seen);
     f->seen = NULL;
     f->seen_cap = 0;

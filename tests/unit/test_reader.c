@@ -1527,7 +1527,15 @@ END_TEST
  * warnings saying buffers repeat or have another's numbers. */
 struct repeat_log {
     int problems, repeat, other, warnings;
+    uint64_t done, total; /* the last progress reported */
 };
+
+static void repeat_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    struct repeat_log *l = ctx;
+    l->done = done;
+    l->total = total;
+}
 
 static void repeat_problem(void *ctx, uint64_t offset, const char *msg)
 {
@@ -1618,7 +1626,8 @@ START_TEST(repeated_buffers)
              * or is a memory block. */
             for (int way = 0; way < 3; way++) {
                 struct repeat_log log = { 0 };
-                struct etl_diag d = { repeat_problem, repeat_warning, NULL, NULL, &log };
+                struct etl_diag d = { repeat_problem, repeat_warning, NULL, repeat_progress,
+                                      &log };
                 enum etl_open_status st;
                 struct etl_file *f = way == 2 ? etl_open_mem(bytes, len, "twice", &d, &st)
                                               : etl_open_path(twice, &d, &st);
@@ -1651,6 +1660,44 @@ START_TEST(repeated_buffers)
 }
 END_TEST
 
+/* Progress of a file appended to itself counts to the bytes read, the
+ * repeats left out (every PROGRESS_STEP, 8 MiB, of buffers loaded: the
+ * last report is less than that before the end). A 12 MiB trace, read
+ * copied and mapped. */
+START_TEST(repeated_progress)
+{
+    char path[256], twice[256];
+    temp_file(path, sizeof path);
+    temp_file(twice, sizeof twice);
+    write_trace(path, 240000, 65536, false, false);
+    uint8_t *bytes;
+    size_t len;
+    write_twice(path, twice, 0, 0, &bytes, &len);
+    free(bytes);
+    ck_assert_uint_gt(len, 2 * 12000000u);
+    for (int way = 0; way < 2; way++) {
+        struct repeat_log log = { 0 };
+        struct etl_diag d = { repeat_problem, repeat_warning, NULL, repeat_progress, &log };
+        enum etl_open_status st;
+        etl_read_way = way ? ETL_READ_MAP : ETL_READ_COPY;
+        struct etl_file *f = etl_open_path(twice, &d, &st);
+        ck_assert_ptr_nonnull(f);
+        struct seen x = { 0 };
+        etl_walk_file(f, seen_event, &x);
+        const struct etl_buffer_totals *t = etl_file_totals(f);
+        ck_assert_uint_eq(t->repeated_bytes, len / 2);
+        ck_assert_uint_eq(log.total, len - t->repeated_bytes);
+        ck_assert_msg(log.done <= log.total && log.done + 8 * 1024 * 1024 > log.total,
+                      "progress ends at %llu of %llu", (unsigned long long)log.done,
+                      (unsigned long long)log.total);
+        ck_assert_int_eq(log.repeat, 1);
+        etl_close(f);
+    }
+    unlink(path);
+    unlink(twice);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
@@ -1672,6 +1719,7 @@ int main(void)
     tcase_add_test(tc, walk_indexes);
     tcase_add_test(tc, compressed_sizes_damaged);
     tcase_add_test(tc, repeated_buffers);
+    tcase_add_test(tc, repeated_progress);
     if (getenv("ETLDUMP_EMULATOR"))
         fprintf(stderr, "test_reader: walk_map_shrinks left out under %s\n",
                 getenv("ETLDUMP_EMULATOR"));
