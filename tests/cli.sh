@@ -255,11 +255,11 @@ printf '\005' | dd of="$tmp/swapped.etl" bs=1 seek=$((0x4f93 + 0x18)) conv=notru
 printf '\004' | dd of="$tmp/swapped.etl" bs=1 seek=$((0x400 + 0x18)) conv=notrunc 2>/dev/null
 expect "compressed, time back" 0 "$etldump" -f csv "$tmp/swapped.etl"
 check "compressed, time back: said in the decompressed buffer" grep -q "swapped.etl: warning: the time of processor 2's events goes back at byte 0x48 of the decompressed buffer at offset 0x4f93, from 29.105183 s to 0.001216 s: the merge puts the events around it out of time order\$" "$tmp/err"
-# Zeros after the last compressed buffer, or between two (a damaged size
-# of 0 where the next buffer should be): up to 16 MiB, the last buffer is
-# read up to the end of the file (it decompresses to its own size); more,
-# the zeros are skipped, to the end or to the next buffer header found.
-# Every event is read each time.
+# Zeros after the last compressed buffer (the space a logger preallocated
+# and did not fill), or between two (a damaged size of 0 where the next
+# buffer should be): at the end, a warning (no damage); between, the zeros
+# are skipped to the next buffer header found. Every event is read each
+# time.
 "$etldump" -f csv --events=all "$top/samples/mixed-x86-circular-compressed.etl" | cut -d, -f1-12 > "$tmp/mixed.csv"
 for z in "1000 end" "17825792 end" "17825792 0x3b20"; do
     set -- $z
@@ -269,15 +269,57 @@ for z in "1000 end" "17825792 end" "17825792 0x3b20"; do
         { head -c $(($2)) "$top/samples/mixed-x86-circular-compressed.etl"; head -c "$1" /dev/zero
           tail -c +$(($2 + 1)) "$top/samples/mixed-x86-circular-compressed.etl"; } > "$tmp/zeros.etl"
     fi
-    expect "compressed, $1 zeros at $2" 1 "$etldump" -f csv --events=all "$tmp/zeros.etl"
-    check "compressed, $1 zeros at $2: every event" sh -c "cut -d, -f1-12 '$tmp/out' | cmp -s '$tmp/mixed.csv' -"
     case $z in
-    "1000 end") want="offset 0x58e7: no buffer header here (buffer size 0): the buffer at 0x4f93 is read up to the end of the file" ;;
-    "17825792 end") want="offset 0x58e7: no buffer header here (buffer size 0): 17825792 bytes skipped to the end of the file" ;;
-    *) want="offset 0x3b20: no buffer header here (buffer size 0): 17825792 bytes skipped to the next, at offset 0x1103b20" ;;
+    *end) rc=0 says="warning: the file ends in $1 bytes of zeros, from offset 0x58e7: no buffer is there" ;;
+    *) rc=1 says="offset 0x3b20: no buffer header here (buffer size 0): 17825792 bytes skipped to the next, at offset 0x1103b20" ;;
     esac
-    check "compressed, $1 zeros at $2: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'zeros.etl: $want\$' '$tmp/err'"
+    expect "compressed, $1 zeros at $2" $rc "$etldump" -f csv --events=all "$tmp/zeros.etl"
+    check "compressed, $1 zeros at $2: every event" sh -c "cut -d, -f1-12 '$tmp/out' | cmp -s '$tmp/mixed.csv' -"
+    check "compressed, $1 zeros at $2: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'zeros.etl: $says\$' '$tmp/err'"
 done
+# The same in a file of fixed-size buffers (8 KiB: the demo's), where a
+# bad header was a problem for each buffer's worth of bytes after it (128
+# for 1 MiB of zeros at the end): zeros to the end, even too few for a
+# header, are said once as a warning, which names the space the logger
+# preallocated when LogFileMode (offset 0x88) says it did; a run of zeros
+# between buffers is one problem. Every switch is read.
+demo=$top/samples/demo-compact.etl
+"$etldump" -f csv "$demo" > "$tmp/demo.csv"
+cp "$demo" "$tmp/prealloc.etl"
+printf '\041' | dd of="$tmp/prealloc.etl" bs=1 seek=$((0x88)) conv=notrunc 2>/dev/null
+for z in "1048576 end" "5 end" "1048576 end prealloc" "24576 0x6000"; do
+    set -- $z
+    src=$demo
+    [ "${3:-}" = prealloc ] && src=$tmp/prealloc.etl
+    if [ "$2" = end ]; then
+        { cat "$src"; head -c "$1" /dev/zero; } > "$tmp/zeros.etl"
+    else
+        { head -c $(($2)) "$src"; head -c "$1" /dev/zero; tail -c +$(($2 + 1)) "$src"; } > "$tmp/zeros.etl"
+    fi
+    case $z in
+    *prealloc) rc=0 says="warning: the file ends in $1 bytes of zeros, from offset 0xa000: no buffer is there (space preallocated for the trace, EVENT_TRACE_FILE_MODE_PREALLOCATE, and not filled)" ;;
+    *end) rc=0 says="warning: the file ends in $1 bytes of zeros, from offset 0xa000: no buffer is there" ;;
+    *) rc=1 says="offset 0x6000: no buffer header here (buffer size 0): 24576 bytes skipped to the next, at offset 0xc000" ;;
+    esac
+    expect "fixed-size buffers, $1 zeros at $2${3:+ ($3)}" $rc "$etldump" -f csv "$tmp/zeros.etl"
+    check "fixed-size buffers, $1 zeros at $2${3:+ ($3)}: every switch" cmp -s "$tmp/demo.csv" "$tmp/out"
+    check "fixed-size buffers, $1 zeros at $2${3:+ ($3)}: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'zeros.etl: $says\$' '$tmp/err'"
+done
+# A copy cut short inside a buffer, then the whole trace (cat): the second
+# copy's buffers lie off the file's 8 KiB stride. The index goes on at the
+# first buffer header it finds past the place of the first bad one (the
+# bytes of the second copy's header buffer lie there, and in the buffer
+# the cut fell in, which is read with them: its whole copy is read too,
+# and said); before, every buffer of the second copy was lost, a problem
+# said at each 8 KiB.
+{ head -c $((0x5064)) "$demo"; cat "$demo"; } > "$tmp/cutcat.etl"
+expect "cut copy, then the trace" 1 "$etldump" -f csv "$tmp/cutcat.etl"
+check "cut copy, then the trace: the bytes off the stride skipped once" grep -q "cutcat.etl: offset 0x6000: no buffer header here (buffer size 4294967295): 4196 bytes skipped to the next, at offset 0x7064\$" "$tmp/err"
+check "cut copy, then the trace: one problem" test "$(grep -vc warning "$tmp/err")" -eq 1
+check "cut copy, then the trace: the buffer cut short read twice, said" grep -q "cutcat.etl: warning: the buffer at offset 0x9064 has the processor and sequence number of the one at 0x4000, but other bytes: both are read\$" "$tmp/err"
+cut -d, -f1-12 "$tmp/demo.csv" | sort > "$tmp/demo.sorted"
+check "cut copy, then the trace: every switch of the trace" sh -c "cut -d, -f1-12 '$tmp/out' | sort | comm -23 '$tmp/demo.sorted' - | cmp -s /dev/null -"
+rm -f "$tmp/prealloc.etl" "$tmp/cutcat.etl" "$tmp/demo.sorted"
 rm -f "$tmp/zeros.etl"
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"
 check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500

@@ -93,6 +93,9 @@ struct etl_file {
     uint64_t ndiffer;
     uint64_t other_header;    /* a second header buffer (not a repeat): its
                                * offset + 1 */
+    bool realign_failed;      /* a fixed-size file's scan for buffers off
+                               * its stride found none (index_realign) */
+    uint64_t zeros_from, zeros_to; /* the last run of zeros found (first_nonzero) */
     bool indexed;             /* the index is whole (etl_file_index) */
     struct etl_buffer_totals totals;
     uint32_t max_buf;         /* largest buffer to load, bytes */

@@ -42,6 +42,9 @@
 
 /* LogFileMode EVENT_TRACE_COMPRESSED_MODE: buffers of varying size (§10). */
 #define MODE_COMPRESSED 0x04000000u
+/* LogFileMode EVENT_TRACE_FILE_MODE_PREALLOCATE: the file's space reserved
+ * as the trace starts. */
+#define MODE_PREALLOCATE 0x00000020u
 
 /* ---- diagnostics ----------------------------------------------------------- */
 
@@ -750,13 +753,16 @@ static bool leads_on(const struct etl_file *f, uint64_t end, bool strong)
 
 /* Whether the bytes at h, at offset off past the file's start, are the
  * header of a buffer a scan may stop at: strong (header_strong), not a
- * header buffer, within the file and leading on (leads_on).
+ * header buffer, within the file and leading on (leads_on); of size want
+ * unless that is 0 (a file of fixed-size buffers has no other: bytes inside
+ * a header buffer passed for a header of 8064 bytes, swallowing the next).
  * A first check of three fields alone keeps the scan quick: 0 when that
  * fails, 1 when all pass, -1 when the others fail. */
-static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off)
+static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off,
+                        uint32_t want)
 {
     uint32_t size = etl_le32(h + BH_BUFFER_SIZE);
-    if (size < ETL_BUF_HEADER_SIZE || size > ETL_MAX_BUFFER_SIZE ||
+    if ((want && size != want) || size < ETL_BUF_HEADER_SIZE || size > ETL_MAX_BUFFER_SIZE ||
         (etl_le16(h + BH_FLAG) & ~ETL_BUF_FLAGS_KNOWN) || etl_le16(h + BH_TYPE) > ETL_BUF_TYPE_LAST)
         return 0;
     struct etl_buffer b;
@@ -767,14 +773,74 @@ static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off
                : -1;
 }
 
+/* Where the first byte that is not zero lies in p[i, n), or n. */
+static size_t nonzero_from(const uint8_t *p, size_t i, size_t n)
+{
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, sizeof w);
+        if (w)
+            break;
+    }
+    while (i < n && !p[i])
+        i++;
+    return i;
+}
+
+/* Where the first byte of f from off on that is not zero lies (or where a
+ * read fails), its end when none does. The last run of zeros found is
+ * kept: a place inside it is answered at once (a run of damaged buffers
+ * stepped over one at a time asks at each). */
+static uint64_t first_nonzero(struct etl_file *f, uint64_t off)
+{
+    if (off >= f->zeros_from && off < f->zeros_to)
+        return f->zeros_to;
+    uint8_t chunk[INDEX_CHUNK];
+    uint64_t at = off;
+    while (at < f->file_size) {
+        uint64_t left = f->file_size - at;
+        size_t k = left < sizeof chunk ? (size_t)left : sizeof chunk;
+        if (read_upto(f, chunk, k, at) != k)
+            break;
+        size_t z = nonzero_from(chunk, 0, k);
+        at += z;
+        if (z < k)
+            break;
+    }
+    f->zeros_from = off;
+    f->zeros_to = at;
+    return at;
+}
+
+/* Whether every byte of f from off to its end is zero. */
+static bool zeros_to_end(struct etl_file *f, uint64_t off)
+{
+    return first_nonzero(f, off) >= f->file_size;
+}
+
+/* The file ends at off in zeros (zeros_to_end): no damage, but the space a
+ * logger preallocated (EVENT_TRACE_FILE_MODE_PREALLOCATE) and did not fill,
+ * which stopping the trace gives back (a trace that was not stopped keeps
+ * it). Said as a warning; the index ends. */
+static void say_zero_tail(struct etl_file *f, uint64_t off)
+{
+    etl_warn(f, "the file ends in %llu bytes of zeros, from offset 0x%llx: no buffer is "
+             "there%s", (unsigned long long)(f->file_size - off), (unsigned long long)off,
+             f->hdr.log_file_mode & MODE_PREALLOCATE
+                 ? " (space preallocated for the trace, EVENT_TRACE_FILE_MODE_PREALLOCATE, "
+                   "and not filled)"
+                 : "");
+}
+
 /* Headers a scan tries whole (header_found's -1) before it gives up. */
 #define SCAN_TRIES 4096u
 
-/* Looks for the first buffer header (header_found) from offset from on;
- * true with its offset in *at. A file whose buffers have sizes of their
- * own (compressed) has nothing else to find the next one by when a size
- * field is damaged. */
-static bool scan_for_header(const struct etl_file *f, uint64_t from, uint64_t *at)
+/* Looks for the first buffer header (header_found, of size want unless 0)
+ * from offset from on; true with its offset in *at. A file whose buffers
+ * have sizes of their own (compressed) has nothing else to find the next
+ * one by when a size field is damaged. */
+static bool scan_for_header(const struct etl_file *f, uint64_t from, uint32_t want,
+                            uint64_t *at)
 {
     uint8_t chunk[INDEX_CHUNK];
     uint64_t c = from;
@@ -785,7 +851,16 @@ static bool scan_for_header(const struct etl_file *f, uint64_t from, uint64_t *a
         if (n < ETL_BUF_HEADER_SIZE)
             return false;
         for (size_t i = 0; i + ETL_BUF_HEADER_SIZE <= n; i++) {
-            int r = header_found(f, chunk + i, c + i);
+            /* A run of zeros is passed at once: a header whose size field
+             * lies in it has size 0. */
+            if (!chunk[i]) {
+                size_t z = nonzero_from(chunk, i, n);
+                if (z - i >= 4) {
+                    i = z - 4; /* the next tried starts at z - 3 */
+                    continue;
+                }
+            }
+            int r = header_found(f, chunk + i, c + i, want);
             if (r > 0) {
                 *at = c + i;
                 return true;
@@ -844,7 +919,11 @@ static enum index_step index_lost(struct etl_file *f, struct etl_buffer *b)
      * is there is no header, and the index would come back to it. */
     uint64_t from = last == off || last + ETL_BUF_HEADER_SIZE >= off ? off + 1
                                                                      : last + ETL_BUF_HEADER_SIZE;
-    bool found = scan_for_header(f, from, &at);
+    bool found = scan_for_header(f, from, 0, &at);
+    if (!found && zeros_to_end(f, off)) {
+        say_zero_tail(f, off);
+        return INDEX_END;
+    }
     struct etl_buffer whole = *b;
     whole.size = at > off && at - off <= ETL_MAX_BUFFER_SIZE ? (uint32_t)(at - off) : 0;
     if (at > off && whole.size && header_known(f, &whole) &&
@@ -905,8 +984,47 @@ static bool short_tail_lost(const struct etl_file *f)
     const struct etl_bufent *le = f->nents ? &f->ents[f->nents - 1] : NULL;
     uint64_t at;
     return !fixed_stride(f) && le && f->index_last == ETL_ENT_OFFSET(le) + 1 &&
-           scan_for_header(f, ETL_ENT_OFFSET(le) + ETL_BUF_HEADER_SIZE, &at) &&
+           scan_for_header(f, ETL_ENT_OFFSET(le) + ETL_BUF_HEADER_SIZE, 0, &at) &&
            at < f->index_at;
+}
+
+/* In a file of fixed-size buffers (fixed_stride), the header at
+ * f->index_at, decoded in b, has an impossible size, or one that is not
+ * the file's in a header that is not strong (header_strong) or leads to
+ * no header. When the file ends there in zeros, that is said
+ * (say_zero_tail) and the index ends. When one buffer further on there is
+ * no buffer header of the file's size either (header_strong),
+ * this is no single damaged buffer but a run of them, or buffers that lie
+ * off the file's stride (a file put together from a copy cut short and
+ * another): the index goes on at the next buffer header found
+ * (scan_for_header), said once. True with *st set when either was done;
+ * false to go on as for one damaged buffer, at the next place a buffer
+ * would start (also when the scan finds none: it is not tried again). */
+static bool index_realign(struct etl_file *f, const struct etl_buffer *b, enum index_step *st)
+{
+    uint64_t off = f->index_at, next = off + f->hdr.buffer_size, at;
+    if (zeros_to_end(f, off)) {
+        say_zero_tail(f, off);
+        *st = INDEX_END;
+        return true;
+    }
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (f->realign_failed || next >= f->file_size ||
+        (read_upto(f, h, sizeof h, next) == sizeof h && strong_at(f, h, next) &&
+         etl_le32(h + BH_BUFFER_SIZE) == f->hdr.buffer_size))
+        return false;
+    if (!scan_for_header(f, off + 1, f->hdr.buffer_size, &at)) {
+        f->realign_failed = true;
+        return false;
+    }
+    if (at == next)
+        return false;
+    etl_report(f, off, "no buffer header here (buffer size %u): %llu bytes skipped to the next, "
+               "at offset 0x%llx", (unsigned)b->size, (unsigned long long)(at - off),
+               (unsigned long long)at);
+    f->index_at = at;
+    *st = INDEX_SKIPPED;
+    return true;
 }
 
 /* Indexes the buffer whose header h was read at f->index_at (§13 step 2)
@@ -932,7 +1050,7 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
          * a buffer header follows it. Else a size field is damaged. */
         uint64_t next;
         bool strong = possible && header_strong(f, &b);
-        if (strong ? b.size > left && scan_for_header(f, off + 1, &next)
+        if (strong ? b.size > left && scan_for_header(f, off + 1, 0, &next)
                    : !possible || !header_known(f, &b) || !leads_on(f, off + b.size, true))
             return index_lost(f, &b);
     } else if (b.size != stride && stride <= left && stride_is_right(f, off)) {
@@ -941,12 +1059,23 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
         b.size = stride;
         resized = true;
     } else if (!possible) {
+        enum index_step st;
+        if (index_realign(f, &b, &st))
+            return st;
         etl_report(f, off, "buffer size %u is impossible", (unsigned)b.size);
         if (stride < left) {
             f->index_at += stride; /* fixed-size buffers: resume at the next one */
             return INDEX_SKIPPED;
         }
         return INDEX_END;
+    } else if (b.size != stride && (!header_strong(f, &b) || b.size > left ||
+                                    !leads_on(f, off + b.size, false))) {
+        /* a possible size, but what is there is no header, or one whose
+         * size leads nowhere (index_realign); a strong one that leads on is
+         * taken as it is (a relogger's short header buffer) */
+        enum index_step st;
+        if (index_realign(f, &b, &st))
+            return st;
     }
     return index_add(f, &b, resized);
 }
@@ -1006,6 +1135,8 @@ static bool index_rest(struct etl_file *f)
             ; /* the last buffer ended the file */
         else if (left < ETL_BUF_HEADER_SIZE && short_tail_lost(f))
             st = index_lost(f, &(struct etl_buffer){ .offset = off });
+        else if (left < ETL_BUF_HEADER_SIZE && zeros_to_end(f, off))
+            say_zero_tail(f, off);
         else if (left < ETL_BUF_HEADER_SIZE)
             etl_report(f, off, "%llu trailing bytes are too few for a buffer header",
                        (unsigned long long)left);

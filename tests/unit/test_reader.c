@@ -1698,6 +1698,64 @@ START_TEST(repeated_progress)
 }
 END_TEST
 
+/* Writes dst: the first `at` bytes of src, then `zeros` zero bytes, then
+ * the bytes of src from `from` on (none when from is its size). */
+static void write_spliced(const char *src, const char *dst, size_t at, size_t zeros, size_t from)
+{
+    struct stat sb;
+    ck_assert_int_eq(stat(src, &sb), 0);
+    size_t n = (size_t)sb.st_size, len = at + zeros + (n - from);
+    uint8_t *b = calloc(1, len), *s = malloc(n);
+    ck_assert(b && s);
+    int fd = open(src, O_RDONLY);
+    ck_assert_int_eq(pread(fd, s, n, 0), (ssize_t)n);
+    close(fd);
+    memcpy(b, s, at);
+    memcpy(b + at + zeros, s + from, n - from);
+    fd = open(dst, O_WRONLY | O_TRUNC);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, b, len), (ssize_t)len);
+    close(fd);
+    free(b);
+    free(s);
+}
+
+/* A file of fixed-size buffers (4 KiB) whose buffers, past some bytes that
+ * are none, lie off its stride, or after a run of zeros; or that ends in
+ * zeros: read the same every way, every event of the trace read. */
+START_TEST(fixed_stride_realigned)
+{
+    char path[256], spliced[256];
+    temp_file(path, sizeof path);
+    temp_file(spliced, sizeof spliced);
+    write_trace(path, 6000, 4096, false, false);
+    struct seen clean[2];
+    read_way(path, ETL_READ_MAP, 1, false, clean, NULL);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    size_t n = (size_t)sb.st_size;
+    /* zeros at the end; three buffers of zeros; a copy cut 100 bytes into
+     * its fifth buffer, then the trace */
+    const size_t at[3] = { n, 4 * 4096, 4 * 4096 + 100 }, zeros[3] = { 200000, 3 * 4096, 0 };
+    const size_t from[3] = { n, 4 * 4096, 0 };
+    for (int k = 0; k < 3; k++) {
+        write_spliced(path, spliced, at[k], zeros[k], from[k]);
+        same_both_ways(spliced, clean[0].events, k > 0, NULL);
+        struct seen x[2];
+        read_way(spliced, ETL_READ_COPY, 1, false, x, NULL);
+        /* (the buffer the cut falls in may have a damaged record too) */
+        ck_assert_msg(k == 2 ? x[0].problems >= 1 : x[0].problems == (k > 0),
+                      "splice %d: %llu problems", k, (unsigned long long)x[0].problems);
+        if (k < 2) /* (the buffers after the zeros lie elsewhere) */
+            ck_assert_uint_eq(x[0].events, clean[0].events);
+        if (k == 0)
+            ck_assert_uint_eq(x[0].ev_hash, clean[0].ev_hash);
+    }
+    unlink(path);
+    unlink(spliced);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
@@ -1720,6 +1778,7 @@ int main(void)
     tcase_add_test(tc, compressed_sizes_damaged);
     tcase_add_test(tc, repeated_buffers);
     tcase_add_test(tc, repeated_progress);
+    tcase_add_test(tc, fixed_stride_realigned);
     if (getenv("ETLDUMP_EMULATOR"))
         fprintf(stderr, "test_reader: walk_map_shrinks left out under %s\n",
                 getenv("ETLDUMP_EMULATOR"));
