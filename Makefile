@@ -286,6 +286,12 @@ build/alarm.so: tests/alarm.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g -shared -fPIC -o $@ $<
 
+# O_TMPFILE refused, as without unnamed temporary files (tests/notmpfile.c,
+# preloaded by tests/unix.sh).
+build/notmpfile.so: tests/notmpfile.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -shared -fPIC -o $@ $< -ldl
+
 build/manybuf build/peak: build/%: tests/mem/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
@@ -301,7 +307,7 @@ build/mkedge: tests/edge/mkedge.c
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
 TEST_PROGRAMS = etldump build/mktrace $(UNIT_BIN) $(FUZZ_REPLAY) build/mutate build/cutseeds \
-                build/failalloc.so build/alarm.so build/manybuf build/peak build/mkedge build/tests/etldump-spill \
+                build/failalloc.so build/alarm.so build/notmpfile.so build/manybuf build/peak build/mkedge build/tests/etldump-spill \
                 build/tests/etldump-spillcap build/tests/etldump-noxml build/fuzz-replay/selftest \
                 build/xmlwf build/tests/etldump-leak
 

@@ -309,6 +309,32 @@ expect "standard input with no \$TMPDIR to copy it to" 3 \
 check "no \$TMPDIR: says where it could not copy it" grep -q \
     "^etldump: (standard input): cannot copy it to a temporary file in $tmp/none: No such file" "$tmp/err"
 check "spooled input leaves nothing behind" test -z "$(ls -A "$TMPDIR" 2>/dev/null | grep '^etldump-')"
+# Where unnamed temporary files (O_TMPFILE) are refused, as by a kernel or
+# file system without them (build/notmpfile.so, preloaded, refuses them
+# and logs each): a named file, unlinked at once, for standard input's
+# copy and for --summary's rows past 64 threads (build/tests/etldump-spill,
+# etldump with that bound). The same output, nothing left in $TMPDIR.
+ntf=$top/build/notmpfile.so
+mkdir -p "$tmp/ntf"
+rm -f "$tmp/ntf.log"
+if [ -f "$ntf" ] && NOTMPFILE_LOG=$tmp/ntf.log LD_PRELOAD=$ntf \
+       sh -c "cat '$sample' | TMPDIR='$tmp/ntf' '$etldump' -f csv -" > "$tmp/out" 2> "$tmp/err" &&
+   [ -s "$tmp/ntf.log" ]; then
+    "$etldump" -f csv "$sample" > "$tmp/want"
+    check "no O_TMPFILE: standard input copied to a named file, read" cmp -s "$tmp/want" "$tmp/out"
+    check "no O_TMPFILE: nothing said" test ! -s "$tmp/err"
+    "$top/build/mktrace" --quiet --encoding=compact --threads=100 --switches=3000 --seed=9 \
+        "$tmp/t100.etl" - 2>/dev/null
+    "$etldump" --summary -f csv "$tmp/t100.etl" > "$tmp/want" 2>&1
+    rm -f "$tmp/ntf.log"
+    NOTMPFILE_LOG=$tmp/ntf.log TMPDIR=$tmp/ntf LD_PRELOAD=$ntf \
+        "$top/build/tests/etldump-spill" --summary -f csv "$tmp/t100.etl" > "$tmp/out" 2>&1
+    check "no O_TMPFILE: --summary's rows in a named file, the same summary" cmp -s "$tmp/want" "$tmp/out"
+    check "no O_TMPFILE: --summary made its file" test -s "$tmp/ntf.log"
+    check "no O_TMPFILE: nothing left behind" test -z "$(ls -A "$tmp/ntf")"
+else
+    skip=$((skip + 1)); echo "unix: skipped the test without O_TMPFILE: build/notmpfile.so refused nothing here"
+fi
 
 # ---- fit pipelines -----------------------------------------------------------
 check "CSV lines end in LF" sh -c "! grep -q \"\$(printf '\\r')\" '$tmp/file.csv'"
