@@ -306,20 +306,28 @@ for z in "1048576 end" "5 end" "1048576 end prealloc" "24576 0x6000"; do
     check "fixed-size buffers, $1 zeros at $2${3:+ ($3)}: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'zeros.etl: $says\$' '$tmp/err'"
 done
 # A copy cut short inside a buffer, then the whole trace (cat): the second
-# copy's buffers lie off the file's 8 KiB stride. The index goes on at the
-# first buffer header it finds past the place of the first bad one (the
-# bytes of the second copy's header buffer lie there, and in the buffer
-# the cut fell in, which is read with them: its whole copy is read too,
-# and said); before, every buffer of the second copy was lost, a problem
-# said at each 8 KiB.
+# copy's buffers lie off the file's 8 KiB stride. The buffer the cut falls
+# in is read up to the buffer header found inside it (the second copy's
+# header buffer), the index going on from there; each buffer of the copy
+# that repeats one before it is read once, and the cut one, the beginning
+# of its whole copy, is not read: the switches and events are the trace's
+# alone. Before, every buffer of the second copy was lost, a problem said
+# at each 8 KiB. A cut copy, then another trace: the second trace said,
+# from where it begins.
 { head -c $((0x5064)) "$demo"; cat "$demo"; } > "$tmp/cutcat.etl"
 expect "cut copy, then the trace" 1 "$etldump" -f csv "$tmp/cutcat.etl"
-check "cut copy, then the trace: the bytes off the stride skipped once" grep -q "cutcat.etl: offset 0x6000: no buffer header here (buffer size 4294967295): 4196 bytes skipped to the next, at offset 0x7064\$" "$tmp/err"
+check "cut copy, then the trace: the buffer cut short said" grep -q "cutcat.etl: offset 0x4000: buffer size 8192 runs past a buffer header, at offset 0x5064: read as 4196 bytes\$" "$tmp/err"
 check "cut copy, then the trace: one problem" test "$(grep -vc warning "$tmp/err")" -eq 1
-check "cut copy, then the trace: the buffer cut short read twice, said" grep -q "cutcat.etl: warning: the buffer at offset 0x9064 has the processor and sequence number of the one at 0x4000, but other bytes: both are read\$" "$tmp/err"
-cut -d, -f1-12 "$tmp/demo.csv" | sort > "$tmp/demo.sorted"
-check "cut copy, then the trace: every switch of the trace" sh -c "cut -d, -f1-12 '$tmp/out' | sort | comm -23 '$tmp/demo.sorted' - | cmp -s /dev/null -"
-rm -f "$tmp/prealloc.etl" "$tmp/cutcat.etl" "$tmp/demo.sorted"
+check "cut copy, then the trace: the repeats said" grep -q "cutcat.etl: warning: 3 buffers repeat earlier ones byte for byte, the first at offset 0x5064 (the one at 0x0): each is read once\$" "$tmp/err"
+check "cut copy, then the trace: the switches of the trace alone" cmp -s "$tmp/demo.csv" "$tmp/out"
+"$etldump" -f csv --events=all --no-fields "$demo" | cut -d, -f1-11 > "$tmp/demo-events.csv"
+"$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl" 2> /dev/null | cut -d, -f1-11 > "$tmp/out"
+check "cut copy, then the trace: the events of the trace alone" cmp -s "$tmp/demo-events.csv" "$tmp/out"
+{ head -c $((0x5064)) "$demo"; cat "$top/samples/ready-dpc.etl"; } > "$tmp/cutcat.etl"
+expect "cut copy, then another trace" 1 "$etldump" -f csv "$tmp/cutcat.etl"
+check "cut copy, then another trace: the second said" grep -q "cutcat.etl: warning: a second header buffer, at offset 0x5064 (a second trace?): every buffer is read as one trace.s, with the first header.s clock; the second alone is the file from there (tail -c +20581)\$" "$tmp/err"
+check "cut copy, then another trace: the second from where it is said" sh -c "tail -c +20581 '$tmp/cutcat.etl' | cmp -s - '$top/samples/ready-dpc.etl'"
+rm -f "$tmp/prealloc.etl" "$tmp/cutcat.etl" "$tmp/demo-events.csv"
 rm -f "$tmp/zeros.etl"
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"
 check "--strict stops early" test "$(wc -l < "$tmp/out")" -lt 500

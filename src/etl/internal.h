@@ -95,6 +95,8 @@ struct etl_file {
                                * offset + 1 */
     bool realign_failed;      /* a fixed-size file's scan for buffers off
                                * its stride found none (index_realign) */
+    size_t walked;            /* entries read by the walk that indexed them
+                               * (walk_indexing): never cut short after */
     uint64_t zeros_from, zeros_to; /* the last run of zeros found (first_nonzero) */
     bool indexed;             /* the index is whole (etl_file_index) */
     struct etl_buffer_totals totals;

@@ -497,26 +497,47 @@ static bool same_bytes(const struct etl_file *f, uint64_t a, uint64_t b, uint64_
     return true;
 }
 
-/* Whether buffer b repeats the buffer of entry o byte for byte: as long
- * (or cut by the end of the file, a beginning of it) and the same bytes. */
-static bool repeats(const struct etl_file *f, const struct etl_bufent *o,
+/* Whether buffer b repeats buffer o (the header of an earlier entry, as the
+ * index has it) byte for byte: as long (or cut by the end of the file, a
+ * beginning of it) and the same bytes. */
+static bool repeats(const struct etl_file *f, const struct etl_buffer *o,
                     const struct etl_buffer *b)
 {
-    uint64_t off = ETL_ENT_OFFSET(o);
-    uint8_t h[ETL_BUF_HEADER_SIZE];
-    if (!read_at(f, h, sizeof h, off))
-        return false;
-    struct etl_buffer ob;
-    etl_entry_header(f, o, h, &ob);
-    uint64_t size = ob.size < f->file_size - off ? ob.size : f->file_size - off;
+    uint64_t size = o->size < f->file_size - o->offset ? o->size : f->file_size - o->offset;
     return (b->size == size || (b->truncated && b->size < size)) &&
-           same_bytes(f, off, b->offset, b->size);
+           same_bytes(f, o->offset, b->offset, b->size);
+}
+
+/* Whether buffer o, entry oi of the index, is the beginning of the later
+ * buffer b, cut short by the index (a buffer header found inside it,
+ * index_realign) and not read by a walk yet: then b, whole, is read in
+ * its place. */
+static bool cut_beginning_of(const struct etl_file *f, size_t oi, const struct etl_buffer *o,
+                             const struct etl_buffer *b)
+{
+    return (f->ents[oi].pos & ETL_ENT_RESIZED_BIT) && oi >= f->walked && o->size < b->size &&
+           same_bytes(f, o->offset, b->offset, o->size);
+}
+
+/* Counts buffer x, entry xi, as a repeat (not read); its flags say no loss
+ * (those of the one it repeats do). */
+static void mark_repeat(struct etl_file *f, size_t xi, const struct etl_buffer *x)
+{
+    struct etl_buffer_totals *t = &f->totals;
+    f->ents[xi].pos |= ETL_ENT_REPEAT_BIT;
+    t->repeated++;
+    t->repeated_bytes += x->size;
+    if (x->flags & ETL_BUF_FLAG_EVENTS_LOST)
+        t->events_lost_flagged--;
+    if (x->flags & ETL_BUF_FLAG_BUFFER_LOST)
+        t->buffer_lost_flagged--;
 }
 
 /* Looks for an earlier buffer with the processor and SequenceNumber of b,
- * the index's entry i (its last): marks entry i a repeat of it, or counts
- * it as one with other bytes (but a header buffer: check_repeat). False
- * when out of memory. */
+ * the index's entry i (its last): marks entry i a repeat of it, or the
+ * earlier one a repeat of b when it is b's beginning cut short
+ * (cut_beginning_of), or counts b as one with other bytes (but a header
+ * buffer: check_repeat). False when out of memory. */
 static bool find_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b)
 {
     if (!f->seq_fell) {
@@ -534,20 +555,24 @@ static bool find_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b
         f->seen[k] = (uint32_t)(i + 1);
         return true;
     }
-    const struct etl_bufent *o = &f->ents[f->seen[k] - 1];
-    struct etl_buffer_totals *t = &f->totals;
+    size_t oi = f->seen[k] - 1;
+    uint64_t at = b->offset, of = ETL_ENT_OFFSET(&f->ents[oi]);
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    struct etl_buffer o;
+    bool known = read_at(f, h, sizeof h, of);
+    if (known)
+        etl_entry_header(f, &f->ents[oi], h, &o);
     struct etl_repeats *r = &f->same;
     uint64_t n;
-    if (repeats(f, o, b)) {
-        /* Not read: counted apart, and its flags say no loss (those of the
-         * one it repeats do). */
-        f->ents[i].pos |= ETL_ENT_REPEAT_BIT;
-        n = ++t->repeated;
-        t->repeated_bytes += b->size;
-        if (b->flags & ETL_BUF_FLAG_EVENTS_LOST)
-            t->events_lost_flagged--;
-        if (b->flags & ETL_BUF_FLAG_BUFFER_LOST)
-            t->buffer_lost_flagged--;
+    if (known && repeats(f, &o, b)) {
+        mark_repeat(f, i, b);
+        n = f->totals.repeated;
+    } else if (known && cut_beginning_of(f, oi, &o, b)) {
+        mark_repeat(f, oi, &o);
+        f->seen[k] = (uint32_t)(i + 1); /* the whole one stands for both */
+        n = f->totals.repeated;
+        at = of;
+        of = b->offset;
     } else if (b->type == ETL_BUF_TYPE_HEADER) {
         return true;
     } else {
@@ -555,8 +580,8 @@ static bool find_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b
         n = ++f->ndiffer;
     }
     if (n == 1) {
-        r->at = b->offset;
-        r->of = ETL_ENT_OFFSET(o);
+        r->at = at;
+        r->of = of;
     }
     return true;
 }
@@ -752,10 +777,12 @@ static bool leads_on(const struct etl_file *f, uint64_t end, bool strong)
 }
 
 /* Whether the bytes at h, at offset off past the file's start, are the
- * header of a buffer a scan may stop at: strong (header_strong), not a
- * header buffer, within the file and leading on (leads_on); of size want
- * unless that is 0 (a file of fixed-size buffers has no other: bytes inside
- * a header buffer passed for a header of 8064 bytes, swallowing the next).
+ * header of a buffer a scan may stop at: strong (header_strong), within
+ * the file and leading on (leads_on); not a header buffer, or of size want
+ * when that is not 0 (a file of fixed-size buffers has no other size:
+ * bytes inside a header buffer passed for a header of 8064 bytes,
+ * swallowing the next; a header buffer found there begins a copy of the
+ * trace or another trace).
  * A first check of three fields alone keeps the scan quick: 0 when that
  * fails, 1 when all pass, -1 when the others fail. */
 static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off,
@@ -767,7 +794,7 @@ static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off
         return 0;
     struct etl_buffer b;
     etl_decode_buffer_header(h, off, &b);
-    return header_strong(f, &b) && b.type != ETL_BUF_TYPE_HEADER &&
+    return header_strong(f, &b) && (want || b.type != ETL_BUF_TYPE_HEADER) &&
                    b.size <= f->file_size - off && leads_on(f, off + b.size, false)
                ? 1
                : -1;
@@ -1013,12 +1040,33 @@ static bool index_realign(struct etl_file *f, const struct etl_buffer *b, enum i
         (read_upto(f, h, sizeof h, next) == sizeof h && strong_at(f, h, next) &&
          etl_le32(h + BH_BUFFER_SIZE) == f->hdr.buffer_size))
         return false;
-    if (!scan_for_header(f, off + 1, f->hdr.buffer_size, &at)) {
+    /* From inside the last buffer when it ends here and no walk has read
+     * it: a header found in it cuts it there (a copy cut short inside that
+     * buffer, the next buffers off the stride: their header buffer lies
+     * there). */
+    const struct etl_bufent *le = f->nents ? &f->ents[f->nents - 1] : NULL;
+    uint64_t last = le ? ETL_ENT_OFFSET(le) : 0;
+    bool inside = le && f->nents > f->walked && f->index_last == last + 1 &&
+                  last + f->hdr.buffer_size == off;
+    if (!scan_for_header(f, inside ? last + ETL_BUF_HEADER_SIZE : off + 1, f->hdr.buffer_size,
+                         &at)) {
         f->realign_failed = true;
         return false;
     }
     if (at == next)
         return false;
+    if (at < off) {
+        struct etl_buffer lb;
+        if (!read_at(f, h, sizeof h, last))
+            return false;
+        etl_entry_header(f, le, h, &lb);
+        etl_report(f, last, "buffer size %u runs past a buffer header, at offset 0x%llx: "
+                   "read as %llu bytes", (unsigned)lb.size, (unsigned long long)at,
+                   (unsigned long long)(at - last));
+        *st = resize_last(f, &lb, (uint32_t)(at - last)) ? INDEX_SKIPPED : INDEX_NOMEM;
+        f->index_at = at;
+        return true;
+    }
     etl_report(f, off, "no buffer header here (buffer size %u): %llu bytes skipped to the next, "
                "at offset 0x%llx", (unsigned)b->size, (unsigned long long)(at - off),
                (unsigned long long)at);
@@ -1816,13 +1864,45 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
     return true;
 }
 
+/* Whether b is the header of a usual buffer of a file of fixed-size
+ * buffers: of the logfile header's size, not compressed, of a CPU below
+ * ETL_MAX_CPUS. */
+static bool usual_header(const struct etl_file *f, const struct etl_buffer *b)
+{
+    return b->size == f->hdr.buffer_size && !(b->flags & ETL_BUF_FLAG_COMPRESSED) &&
+           b->cpu < ETL_MAX_CPUS;
+}
+
+/* Whether the file ends at off or a usual buffer's header (usual_header)
+ * lies there: from the walk's window or the mapping when they hold it,
+ * else read. */
+static bool usual_at(const struct etl_file *f, uint64_t off, const struct etl_loaded *l)
+{
+    if (off == f->file_size)
+        return true;
+    if (off > f->file_size || f->file_size - off < ETL_BUF_HEADER_SIZE)
+        return false;
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    const uint8_t *p = h;
+    if (f->mem)
+        p = f->mem + off;
+    else if (l->windowed && span_holds(l->win_off, l->win_len, off, sizeof h))
+        p = l->win + (off - l->win_off);
+    else if (!read_at(f, h, sizeof h, off))
+        return false;
+    struct etl_buffer b;
+    etl_decode_buffer_header(p, off, &b);
+    return usual_header(f, &b);
+}
+
 /* Walks the file in order while indexing it, from its first buffer: each
  * buffer's header comes from the walk's window (read_raw), not from a read
  * of its own. The usual buffer (of the logfile header's size, not
- * compressed, of a CPU below ETL_MAX_CPUS) is indexed and walked at once;
- * at any other the walk stops, for the rest of the index to be built as
- * etl_open builds it, with its problems said. *walked counts the entries
- * walked. Returns false when one of w's functions asked to stop. */
+ * compressed, of a CPU below ETL_MAX_CPUS) is indexed and walked at once
+ * when the file ends after it or a usual one follows; else the walk stops,
+ * for the rest of the index to be built as etl_open builds it, with its
+ * problems said (which may cut that buffer short: index_realign). *walked
+ * counts the entries walked. Returns false when one of w's functions asked to stop. */
 static bool walk_indexing(struct etl_file *f, struct etl_loaded *l, size_t *walked,
                           const struct walker *w)
 {
@@ -1843,13 +1923,14 @@ static bool walk_indexing(struct etl_file *f, struct etl_loaded *l, size_t *walk
             break;
         struct etl_buffer b;
         etl_decode_buffer_header(l->raw, off, &b);
-        if (b.size != stride || (b.flags & ETL_BUF_FLAG_COMPRESSED) || b.cpu >= ETL_MAX_CPUS)
+        if (!usual_header(f, &b) || !usual_at(f, off + stride, l))
             break;
         if (!add_buffer(f, &b)) {
             f->nomem = true;
             break;
         }
         f->index_at += stride;
+        f->walked = f->nents;
         ++*walked;
         if (!walk_buffer(f, &f->ents[f->nents - 1], l, w))
             return false;
