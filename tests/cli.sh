@@ -327,6 +327,20 @@ check "cut copy, then the trace: the events of the trace alone" cmp -s "$tmp/dem
 expect "cut copy, then another trace" 1 "$etldump" -f csv "$tmp/cutcat.etl"
 check "cut copy, then another trace: the second said" grep -q "cutcat.etl: warning: a second header buffer, at offset 0x5064 (a second trace?): every buffer is read as one trace.s, with the first header.s clock; the second alone is the file from there (tail -c +20581)\$" "$tmp/err"
 check "cut copy, then another trace: the second from where it is said" sh -c "tail -c +20581 '$tmp/cutcat.etl' | cmp -s - '$top/samples/ready-dpc.etl'"
+# The first buffer's flags with COMPRESSED set (one bit): the buffer of the
+# logfile header never is compressed; said, and read as it is (before, the
+# file was "not an ETL file"), from a file and from a pipe.
+for f in demo-compact mixed-x86-circular-compressed; do
+    cp "$top/samples/$f.etl" "$tmp/flag.etl"
+    printf '\101' | dd of="$tmp/flag.etl" bs=1 seek=$((0x34)) conv=notrunc 2>/dev/null
+    "$etldump" -f csv "$top/samples/$f.etl" > "$tmp/want.csv"
+    expect "$f, first buffer flagged compressed" 1 "$etldump" -f csv "$tmp/flag.etl"
+    check "$f, first buffer flagged compressed: every switch" cmp -s "$tmp/want.csv" "$tmp/out"
+    check "$f, first buffer flagged compressed: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'flag.etl: offset 0x34: the first buffer says it is compressed, which the one holding the logfile header never is: read as it is\$' '$tmp/err'"
+    expect "$f, first buffer flagged compressed, from a pipe" 1 sh -c "cat '$tmp/flag.etl' | '$etldump' -f csv -"
+    check "$f, first buffer flagged compressed, from a pipe: every switch" cmp -s "$tmp/want.csv" "$tmp/out"
+done
+rm -f "$tmp/flag.etl" "$tmp/want.csv"
 rm -f "$tmp/prealloc.etl" "$tmp/cutcat.etl" "$tmp/demo-events.csv"
 rm -f "$tmp/zeros.etl"
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"

@@ -269,6 +269,11 @@ void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buff
     b->offset_field = etl_le32(h + BH_OFFSET);
     b->flags = etl_le16(h + BH_FLAG);
     b->type = etl_le16(h + BH_TYPE);
+    /* The file's first buffer holds the logfile header, and is never
+     * compressed (§1.1): the flag there is damage (read_logfile_header
+     * says so), which left every buffer of the file unread. */
+    if (offset == 0)
+        b->flags &= (uint16_t)~ETL_BUF_FLAG_COMPRESSED;
     /* With PROC_INDEX the CPU is a u16; otherwise a u8 followed by an
      * alignment byte (§2.2). */
     if (b->flags & ETL_BUF_FLAG_PROC_INDEX)
@@ -282,16 +287,13 @@ void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buff
  * it. */
 #define LOGFILE_SPAN_MAX (ETL_BUF_HEADER_SIZE + 0xFFFFu)
 
-/* How many bytes from the start of a file of file_size bytes, whose first
- * buffer has header b, hold its logfile header: 0 when b says it is not an
- * ETL file. Not the header buffer's size: a file cut inside its header
- * buffer still has its logfile header, and so has one whose header
- * buffer's size field is damaged (the index then finds where the buffer
- * ends); the record says where it ends. */
-static size_t logfile_span(const struct etl_buffer *b, uint64_t file_size)
+/* How many bytes from the start of a file of file_size bytes hold its
+ * logfile header: 0 when too few for one. Not the header buffer's size: a
+ * file cut inside its header buffer still has its logfile header, and so
+ * has one whose header buffer's size field is damaged (the index then
+ * finds where the buffer ends); the record says where it ends. */
+static size_t logfile_span(uint64_t file_size)
 {
-    if (b->flags & ETL_BUF_FLAG_COMPRESSED)
-        return 0;
     uint64_t n = file_size < LOGFILE_SPAN_MAX ? file_size : LOGFILE_SPAN_MAX;
     return n < ETL_BUF_HEADER_SIZE + 0x20 ? 0 : (size_t)n;
 }
@@ -334,9 +336,7 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
         return ETL_OPEN_NOT_ETL;
     if (!read_at(f, h, sizeof h, 0)) /* the bytes are there: a read error */
         return ETL_OPEN_IO;
-    struct etl_buffer b;
-    etl_decode_buffer_header(h, 0, &b);
-    size_t n = logfile_span(&b, f->file_size);
+    size_t n = logfile_span(f->file_size);
     if (n == 0)
         return ETL_OPEN_NOT_ETL;
     uint8_t *mem = malloc(n);
@@ -353,6 +353,9 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
         if (st == ETL_OPEN_OK && f->hdr.name_damage_at)
             etl_report_event(f, &ev, f->hdr.name_damage_at,
                              "logfile header: name without its terminator");
+        if (st == ETL_OPEN_OK && (etl_le16(h + BH_FLAG) & ETL_BUF_FLAG_COMPRESSED))
+            etl_report(f, BH_FLAG, "the first buffer says it is compressed, which the one "
+                       "holding the logfile header never is: read as it is");
     }
     int e = errno;
     free(mem);
@@ -369,13 +372,9 @@ static bool stream_not_etl(const uint8_t *head, uint64_t have)
 {
     if (have < ETL_BUF_HEADER_SIZE)
         return false;
-    struct etl_buffer b;
-    etl_decode_buffer_header(head, 0, &b);
-    if (b.flags & ETL_BUF_FLAG_COMPRESSED)
-        return true;
     /* Every file of `have` bytes or more has its logfile header in its
      * first `need` bytes, or none. */
-    size_t need = logfile_span(&b, UINT64_MAX);
+    size_t need = logfile_span(UINT64_MAX);
     if (have < need)
         return false;
     struct etl_event ev;
