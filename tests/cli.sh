@@ -341,6 +341,21 @@ for f in demo-compact mixed-x86-circular-compressed; do
     check "$f, first buffer flagged compressed, from a pipe: every switch" cmp -s "$tmp/want.csv" "$tmp/out"
 done
 rm -f "$tmp/flag.etl" "$tmp/want.csv"
+# 80 bytes zeroed inside a buffer, over two records: the records after them
+# are found (the next place from which records follow one another to the
+# end of the buffer's events, their times not going back), said once;
+# before, the rest of the buffer was lost (85 records). Every record but
+# the two, in every view that reads them.
+procs=$top/samples/demo-processes.etl
+cp "$procs" "$tmp/holed.etl"
+dd if=/dev/zero of="$tmp/holed.etl" bs=1 seek=$((16384 + 344)) count=80 conv=notrunc 2>/dev/null
+"$etldump" -f csv --events=all --no-fields "$procs" > "$tmp/want.csv"
+expect "80 bytes zeroed in a buffer" 1 "$etldump" -f csv --events=all --no-fields "$tmp/holed.etl"
+check "80 bytes zeroed in a buffer: said once" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'holed.etl: offset 0x4158: not a trace header (marker bit 0x80000000 clear): 80 bytes skipped to the next record, at offset 0x41a8\$' '$tmp/err'"
+check "80 bytes zeroed in a buffer: every other record" sh -c "grep -v ',16384,3[48]4,' '$tmp/want.csv' | cmp -s - '$tmp/out'"
+expect "80 bytes zeroed in a buffer, --stats" 1 "$etldump" --stats "$tmp/holed.etl"
+check "80 bytes zeroed in a buffer, --stats: every other record" grep -q '^total    events  *564 ' "$tmp/out"
+rm -f "$tmp/holed.etl" "$tmp/want.csv"
 rm -f "$tmp/prealloc.etl" "$tmp/cutcat.etl" "$tmp/demo-events.csv"
 rm -f "$tmp/zeros.etl"
 expect "damaged --strict" 1 "$etldump" -f csv --strict "$tmp/damaged.etl"

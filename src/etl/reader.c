@@ -1796,15 +1796,76 @@ void etl_report_event(struct etl_file *f, const struct etl_event *ev, size_t at,
     etl_report(f, off, "%s", text);
 }
 
-void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
-                           size_t off, const char *why)
+/* Records a resync may parse (etl_resync) before it gives up, for each 8
+ * bytes past the damaged record, and at least: a crafted buffer could have
+ * each place lead far before failing; so bounded, a resync costs at most
+ * a few parses of the buffer (and there is one a buffer at most: records
+ * from where it goes on reach the end soundly). */
+#define RESYNC_STEPS_PER_8 4u
+#define RESYNC_STEPS_MIN 1024u
+
+size_t etl_resync(const uint8_t *buf, size_t end, size_t bad)
 {
-    if (b->flags & ETL_BUF_FLAG_COMPRESSED)
-        etl_report(f, b->offset,
-                   "record at 0x%zx of decompressed buffer: %s: rest of buffer skipped",
-                   off, why);
+    size_t steps = 0, most = RESYNC_STEPS_MIN;
+    if (end > bad)
+        most += (end - bad) / 8 * RESYNC_STEPS_PER_8;
+    /* The latest time of the records before it, read again here (damage
+     * is rare; the walks keep no time for it). */
+    bool has_from = false;
+    int64_t from = 0;
+    for (size_t at = ETL_BUF_HEADER_SIZE, next; at < bad; at = next) {
+        struct etl_event ev;
+        const char *why = NULL;
+        if (etl_parse_event(buf, end, at, &ev, &next, &why) != ETL_PARSE_OK || next <= at)
+            break;
+        if (ev.flags & ETL_EV_TS) {
+            from = has_from && from > ev.ts ? from : ev.ts;
+            has_from = true;
+        }
+    }
+    for (size_t p = bad + 8; p < end && end - p >= 4; p += 8) {
+        size_t at = p, next;
+        bool timed = has_from, any = false;
+        int64_t last = from;
+        for (;;) {
+            struct etl_event ev;
+            const char *why = NULL;
+            if (++steps > most)
+                return 0;
+            enum etl_parse_status st = etl_parse_event(buf, end, at, &ev, &next, &why);
+            if (st == ETL_PARSE_END && any)
+                return p;
+            if (st != ETL_PARSE_OK)
+                break;
+            if (ev.flags & ETL_EV_TS) {
+                if (timed && ev.ts < last)
+                    break;
+                timed = true;
+                last = ev.ts;
+            }
+            any = true;
+            at = next;
+        }
+    }
+    return 0;
+}
+
+void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
+                           size_t off, const char *why, size_t resume)
+{
+    char rest[96];
+    if (!resume)
+        snprintf(rest, sizeof rest, "rest of buffer skipped");
+    else if (b->flags & ETL_BUF_FLAG_COMPRESSED)
+        snprintf(rest, sizeof rest, "%zu bytes skipped to the next record, at 0x%zx", resume - off,
+                 resume);
     else
-        etl_report(f, b->offset + off, "%s: rest of buffer skipped", why);
+        snprintf(rest, sizeof rest, "%zu bytes skipped to the next record, at offset 0x%llx",
+                 resume - off, (unsigned long long)(b->offset + resume));
+    if (b->flags & ETL_BUF_FLAG_COMPRESSED)
+        etl_report(f, b->offset, "record at 0x%zx of decompressed buffer: %s: %s", off, why, rest);
+    else
+        etl_report(f, b->offset + off, "%s: %s", why, rest);
 }
 
 /* ---- walks in file order ------------------------------------------------------ */
@@ -1852,8 +1913,12 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
         if (st == ETL_PARSE_END)
             break;
         if (st == ETL_PARSE_BAD) {
-            etl_report_bad_record(f, &l->b, off, why);
-            break;
+            size_t resume = etl_resync(l->bytes, l->end, off);
+            etl_report_bad_record(f, &l->b, off, why, resume);
+            if (!resume)
+                break;
+            off = resume;
+            continue;
         }
         etl_event_in_buffer(&ev, &l->b);
         if (!w->fn(w->ctx, &ev))
