@@ -102,7 +102,11 @@ struct etl_file {
     struct etl_buffer_totals totals;
     uint32_t max_buf;         /* largest buffer to load, bytes */
     uint64_t problems;        /* diagnostics reported */
-    uint64_t recent[16];      /* the offsets last reported, plus one (0: none) */
+    uint64_t *named;          /* the offsets reported, plus one (0: free),
+                               * open addressing (reported_before) */
+    size_t named_cap, nnamed; /* a power of two, or 0; how many */
+    uint64_t recent[16];      /* past NAMED_MAX of them, the offsets last
+                               * reported, plus one (0: none) */
     unsigned nrecent;         /* reports so far, modulo the ring */
     uint64_t inflated;        /* bytes decompressed so far (bounded in etl_load_buffer) */
     uint64_t progress_done;   /* bytes of buffers loaded by the view's pass */

@@ -73,16 +73,64 @@ static void scope_hold(struct etl_scope *s, uint64_t offset, const char *msg)
     s->nheld++;
 }
 
-/* True when a problem at offset was among the last ones reported: two
- * decoders that read the same damaged bytes (the logfile header at open and
- * as an event, say) name one place once. Else remembers it. */
-static bool reported_lately(struct etl_file *f, uint64_t offset)
+/* Places a file's problems are named once at, at most (8 bytes each, in a
+ * table at most half full): past them, once among the last 16 named. */
+#define NAMED_MAX (1u << 16)
+
+/* Slot of key (an offset plus one) in the table of places named: its own,
+ * or the free one where it goes. */
+static size_t named_slot(const struct etl_file *f, uint64_t key)
 {
+    size_t mask = f->named_cap - 1, k = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & mask;
+    while (f->named[k] && f->named[k] != key)
+        k = (k + 1) & mask;
+    return k;
+}
+
+/* Whether the table of places named takes one more (grown when half full);
+ * false when it is at NAMED_MAX or cannot grow. */
+static bool named_room(struct etl_file *f)
+{
+    if (f->nnamed >= NAMED_MAX)
+        return false;
+    if (2 * (f->nnamed + 1) <= f->named_cap)
+        return true;
+    size_t cap = f->named_cap ? 2 * f->named_cap : 64;
+    uint64_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    uint64_t *old = f->named;
+    size_t ocap = f->named_cap;
+    f->named = t;
+    f->named_cap = cap;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i])
+            f->named[named_slot(f, old[i])] = old[i];
+    free(old);
+    return true;
+}
+
+/* True when a problem at offset was reported before: two decoders that
+ * read the same damaged bytes (the logfile header at open and as an event,
+ * say) name one place once, in whatever order they come to it (rows
+ * formatted on other threads report theirs later than one thread would).
+ * Else remembers it: in the table, or past NAMED_MAX places among the last
+ * ones reported. */
+static bool reported_before(struct etl_file *f, uint64_t offset)
+{
+    uint64_t key = offset + 1;
+    if (f->named_cap && f->named[named_slot(f, key)] == key)
+        return true;
+    if (named_room(f)) {
+        f->named[named_slot(f, key)] = key;
+        f->nnamed++;
+        return false;
+    }
     size_t n = sizeof f->recent / sizeof f->recent[0];
     for (size_t i = 0; i < n; i++)
-        if (f->recent[i] == offset + 1)
+        if (f->recent[i] == key)
             return true;
-    f->recent[f->nrecent++ % n] = offset + 1;
+    f->recent[f->nrecent++ % n] = key;
     f->nrecent %= (unsigned)n;
     return false;
 }
@@ -95,7 +143,7 @@ static void report_msg(struct etl_file *f, uint64_t offset, const char *msg)
         scope_hold(f->scope, offset, msg);
         return;
     }
-    if (reported_lately(f, offset))
+    if (reported_before(f, offset))
         return;
     f->problems++;
     if (f->diag.problem)
@@ -1222,6 +1270,7 @@ static void release(struct etl_file *f)
     free(f->ents);
     free(f->resized);
     free(f->seen);
+    free(f->named);
     free(f->name);
     free(f);
 }
