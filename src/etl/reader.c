@@ -975,6 +975,26 @@ static enum index_step index_add(struct etl_file *f, struct etl_buffer *b, bool 
     return st;
 }
 
+/* Reads the index's last buffer, whose header is at last, up to offset at
+ * (resize_last); with cut, says it runs past the buffer header found
+ * there. INDEX_SKIPPED, INDEX_NOMEM, or INDEX_END when its header cannot be
+ * read again (said). */
+static enum index_step last_up_to(struct etl_file *f, uint64_t last, uint64_t at, bool cut)
+{
+    struct etl_buffer lb;
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (!read_at(f, h, sizeof h, last)) {
+        copy_failed(f, last, "buffer header");
+        return INDEX_END;
+    }
+    etl_entry_header(f, &f->ents[f->nents - 1], h, &lb);
+    if (cut)
+        etl_report(f, last, "buffer size %u runs past a buffer header, at offset 0x%llx: "
+                   "read as %llu bytes", (unsigned)lb.size, (unsigned long long)at,
+                   (unsigned long long)(at - last));
+    return resize_last(f, &lb, (uint32_t)(at - last)) ? INDEX_SKIPPED : INDEX_NOMEM;
+}
+
 /* The bytes at f->index_at, decoded in b, are no buffer header, in a file
  * whose buffers have sizes of their own (compressed, §10): a size field is
  * damaged, theirs or the last buffer's. The index goes on at the next
@@ -1016,19 +1036,9 @@ static enum index_step index_lost(struct etl_file *f, struct etl_buffer *b)
     /* The last buffer read up to the header found, or the end of the file. */
     bool extended = last != off && at - last <= ETL_MAX_BUFFER_SIZE;
     if (extended) {
-        struct etl_buffer lb;
-        uint8_t h[ETL_BUF_HEADER_SIZE];
-        if (!read_at(f, h, sizeof h, last)) {
-            copy_failed(f, last, "buffer header");
-            return INDEX_END;
-        }
-        etl_entry_header(f, le, h, &lb);
-        if (at < off)
-            etl_report(f, last, "buffer size %u runs past a buffer header, at offset 0x%llx: "
-                       "read as %llu bytes", (unsigned)lb.size, (unsigned long long)at,
-                       (unsigned long long)(at - last));
-        if (!resize_last(f, &lb, (uint32_t)(at - last)))
-            return INDEX_NOMEM;
+        enum index_step st = last_up_to(f, last, at, at < off);
+        if (st != INDEX_SKIPPED)
+            return st;
         if (at < off) {
             f->index_at = at;
             return INDEX_SKIPPED;
@@ -1103,15 +1113,9 @@ static bool index_realign(struct etl_file *f, const struct etl_buffer *b, enum i
     if (at == next)
         return false;
     if (at < off) {
-        struct etl_buffer lb;
-        if (!read_at(f, h, sizeof h, last))
-            return false;
-        etl_entry_header(f, le, h, &lb);
-        etl_report(f, last, "buffer size %u runs past a buffer header, at offset 0x%llx: "
-                   "read as %llu bytes", (unsigned)lb.size, (unsigned long long)at,
-                   (unsigned long long)(at - last));
-        *st = resize_last(f, &lb, (uint32_t)(at - last)) ? INDEX_SKIPPED : INDEX_NOMEM;
-        f->index_at = at;
+        *st = last_up_to(f, last, at, true);
+        if (*st == INDEX_SKIPPED)
+            f->index_at = at;
         return true;
     }
     etl_report(f, off, "no buffer header here (buffer size %u): %llu bytes skipped to the next, "
