@@ -23,15 +23,24 @@
 #define ETL_FMT_NUM_MAX 21
 #define ETL_FMT_ISO_MAX 28
 
-/* The digits of the leading part of the last number formatted through it:
- * the times of consecutive rows mostly share theirs (a tick count's digits
- * above the last eight, a time's whole seconds), which are then copied,
- * not formatted again. A cache only: what is written never depends on it. */
-struct etl_fmt_memo {
+/* The digits of the leading parts of the last two numbers of different
+ * leading parts formatted through it: the times of consecutive rows mostly
+ * share theirs (a tick count's digits above the last eight, a time's whole
+ * seconds), which are then copied, not formatted again. Two, as a row may
+ * hold two such numbers (a tick count and a file offset past 100 MB):
+ * with one, they took it from each other in every row, and each time the
+ * digits just written a byte at a time were read back as one word, which
+ * waits for the bytes to reach the cache (a tenth of the CSV rows of
+ * --events=all). A cache only: what is written never depends on it. */
+struct etl_fmt_memo_way {
     uint64_t key;              /* the leading part */
     uint32_t len;              /* its digits in s */
     bool valid;
     char s[24];
+};
+struct etl_fmt_memo {
+    struct etl_fmt_memo_way way[2];
+    unsigned last;             /* the way found or set last */
 };
 
 /* Two decimal digits for every value 0-99: "000102...99". */
@@ -215,14 +224,21 @@ ETL_INLINE size_t etl_fmt_seconds9(int64_t ns, char *out)
     return n + etl_fmt_point9(frac, out + n);
 }
 
-/* Sets m to the digits of key unless it holds them already. */
-ETL_INLINE void etl_fmt_memo_set(struct etl_fmt_memo *m, uint64_t key)
+/* The way of m that holds the digits of key: the one that did, else the
+ * one not found or set last, set to them. */
+ETL_INLINE const struct etl_fmt_memo_way *etl_fmt_memo_get(struct etl_fmt_memo *m, uint64_t key)
 {
-    if (!m->valid || m->key != key) {
-        m->key = key;
-        m->len = (uint32_t)etl_fmt_u64(key, m->s);
-        m->valid = true;
+    struct etl_fmt_memo_way *w = &m->way[m->last];
+    if (w->valid && w->key == key)
+        return w;
+    m->last ^= 1u;
+    w = &m->way[m->last];
+    if (!w->valid || w->key != key) {
+        w->key = key;
+        w->len = (uint32_t)etl_fmt_u64(key, w->s);
+        w->valid = true;
     }
+    return w;
 }
 
 /* etl_fmt_u64(v, out) with the digits above the last eight from m (out has
@@ -232,10 +248,10 @@ ETL_INLINE size_t etl_fmt_u64_memo(uint64_t v, char *out, struct etl_fmt_memo *m
     if (v < 100000000u)
         return etl_fmt_u64(v, out);
     uint64_t hi = v / 100000000u;
-    etl_fmt_memo_set(m, hi);
-    memcpy(out, m->s, 16); /* hi has at most 12 digits */
-    etl_fmt_store8(out + m->len, etl_fmt_digits8((uint32_t)(v - hi * 100000000u)));
-    return m->len + 8;
+    const struct etl_fmt_memo_way *w = etl_fmt_memo_get(m, hi);
+    memcpy(out, w->s, 16); /* hi has at most 12 digits */
+    etl_fmt_store8(out + w->len, etl_fmt_digits8((uint32_t)(v - hi * 100000000u)));
+    return w->len + 8;
 }
 
 /* etl_fmt_i64(v, out) through m as etl_fmt_u64_memo. */
@@ -253,9 +269,9 @@ ETL_INLINE size_t etl_fmt_seconds9_memo(int64_t ns, char *out, struct etl_fmt_me
     uint64_t secs = (uint64_t)ns / 1000000000u;
     if (ns < 0 || secs < 10)
         return etl_fmt_seconds9(ns, out);
-    etl_fmt_memo_set(m, secs);
-    memcpy(out, m->s, 16); /* secs has at most 11 digits */
-    return m->len + etl_fmt_point9((uint32_t)((uint64_t)ns - secs * 1000000000u), out + m->len);
+    const struct etl_fmt_memo_way *w = etl_fmt_memo_get(m, secs);
+    memcpy(out, w->s, 16); /* secs has at most 11 digits */
+    return w->len + etl_fmt_point9((uint32_t)((uint64_t)ns - secs * 1000000000u), out + w->len);
 }
 
 /* etl_fmt_seconds(ns, 6, out), inline for ns >= 0. */

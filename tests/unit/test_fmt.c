@@ -210,6 +210,34 @@ START_TEST(memo)
 }
 END_TEST
 
+/* One memo through which the numbers of two or three walks go in turn, as
+ * a row's tick count and file offset do, with a third now and then: each
+ * written as printf writes it, whichever way of the memo holds its leading
+ * digits or none does. */
+START_TEST(memo_shared)
+{
+    struct etl_fmt_memo mu, ms;
+    memset(&mu, 0, sizeof mu);
+    memset(&ms, 0, sizeof ms);
+    uint64_t s = 31337;
+    uint64_t walk[3] = { 132517882571u, 524288000u, 99999999999u };
+    for (int i = 0; i < 300000; i++) {
+        uint64_t r = rnd(&s);
+        unsigned k = r % 50 == 0 ? 2 : (unsigned)i & 1;
+        walk[k] += (r >> 40) % (k == 1 ? 8192u : 5000000u);
+        if (r % 1000 == 1)
+            walk[k] = rnd(&s) >> (r >> 10 & 31); /* a jump */
+        uint64_t v = walk[k];
+        char want[48], got[48];
+        snprintf(want, sizeof want, "%" PRIu64, v);
+        same_prefix(got, etl_fmt_u64_memo(v, got, &mu), want);
+        uint64_t ns = v >> 1; /* not negative as an int64_t */
+        snprintf(want, sizeof want, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+        same_prefix(got, etl_fmt_seconds9_memo((int64_t)ns, got, &ms), want);
+    }
+}
+END_TEST
+
 /* Checks etl_guid_str on g against printf of its three little-endian
  * fields and eight bytes. */
 static void check_guid(const uint8_t g[16])
@@ -257,6 +285,7 @@ int main(void)
     tcase_add_test(tc, hex);
     tcase_add_test(tc, seconds);
     tcase_add_test(tc, memo);
+    tcase_add_test(tc, memo_shared);
     tcase_add_test(tc, guid);
     suite_add_tcase(s, tc);
     return unit_run(s);
