@@ -107,6 +107,39 @@ expect "header buffer size 0" 1 "$etldump" --events=all -f csv "$tmp/size.etl"
 check "header buffer size 0: said, read at the file's" \
     sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q \"size.etl: offset 0x0: buffer size 0 is not the file's 8192, whose next buffer follows: read as 8192 bytes\" '$tmp/err'"
 check "header buffer size 0: every event" cmp -s "$tmp/whole.csv" "$tmp/out"
+# The logfile header's BufferSize (at 0x68) damaged to twice or four times
+# the buffers' 8192, every buffer header sound: the buffers are read at
+# their own sizes, nothing said (the header event's fields show the value
+# as it is). The file's size ended the file at the last place it fitted,
+# where the buffer was read at it and swallowed those after ("buffer size
+# 8192 is not the file's 16384, whose next buffer follows": 353 of the 800
+# switches lost, 669 for 32768).
+"$etldump" --events=all --no-fields -f csv "$sample" > "$tmp/whole-nof.csv"
+for pair in '16384|\000\100' '32768|\000\200'; do
+    size=${pair%%|*}
+    cp "$sample" "$tmp/size.etl"
+    printf "${pair#*|}" | dd of="$tmp/size.etl" bs=1 seek=$((0x68)) conv=notrunc 2>/dev/null
+    expect "logfile header's buffer size $size" 0 "$etldump" --events=all --no-fields -f csv "$tmp/size.etl"
+    check "logfile header's buffer size $size: every event, nothing said" \
+        sh -c "cmp -s '$tmp/whole-nof.csv' '$tmp/out' && [ ! -s '$tmp/err' ]"
+done
+# In a file of compressed buffers, the logfile header's BufferSize bounds
+# what each decompresses to: damaged below it (4096 to 1024 or 4088), every
+# compressed buffer was skipped ("compressed buffer claims 4096 bytes") or
+# taken for no header. Now the first compressed buffer past it whose header
+# is otherwise sound and leads to another says so, once, and every buffer
+# is read at the size it gives.
+mixed=$top/samples/mixed-x86-circular-compressed.etl
+"$etldump" -f csv "$mixed" > "$tmp/want.csv"
+for pair in '1024|\000\004' '4088|\370\017'; do
+    size=${pair%%|*}
+    cp "$mixed" "$tmp/size.etl"
+    printf "${pair#*|}" | dd of="$tmp/size.etl" bs=1 seek=$((0x68)) conv=notrunc 2>/dev/null
+    expect "compressed, logfile header's buffer size $size" 1 "$etldump" -f csv "$tmp/size.etl"
+    check "compressed, logfile header's buffer size $size: every switch" cmp -s "$tmp/want.csv" "$tmp/out"
+    check "compressed, logfile header's buffer size $size: said once" \
+        sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q \"size.etl: offset 0x404: compressed buffer decompresses to 4096 bytes, past the logfile header's buffer size $size: the compressed buffers are read at the sizes they give\$\" '$tmp/err'"
+done
 # Compressed buffers have sizes of their own: a damaged size field (the
 # buffer's, or the one before it) is found out by scanning for the next
 # buffer header; the buffers up to it are read whole when they can be

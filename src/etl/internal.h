@@ -101,6 +101,10 @@ struct etl_file {
     bool indexed;             /* the index is whole (etl_file_index) */
     struct etl_buffer_totals totals;
     uint32_t max_buf;         /* largest buffer to load, bytes */
+    uint32_t zmost;           /* largest size a compressed buffer may decompress
+                               * to: the logfile header's buffer size, or
+                               * ETL_MAX_BUFFER_SIZE where that is impossible
+                               * or found wrong (reader.c: zmost_is_wrong) */
     uint64_t problems;        /* diagnostics reported */
     uint64_t *named;          /* the offsets reported, plus one (0: free),
                                * open addressing (reported_before) */

@@ -716,6 +716,10 @@ static bool add_buffer(struct etl_file *f, const struct etl_buffer *b)
     if (b->flags & ETL_BUF_FLAG_COMPRESSED) {
         f->totals.compressed++;
         f->totals.compressed_bytes += b->size;
+        /* What it decompresses to: past the logfile header's buffer size
+         * only where that is impossible or damaged (zmost). */
+        if (b->saved_offset > f->max_buf && b->saved_offset <= f->zmost)
+            f->max_buf = b->saved_offset;
     }
     if (b->size > f->max_buf)
         f->max_buf = b->size;
@@ -733,26 +737,6 @@ static bool fixed_stride(const struct etl_file *f)
 
 /* What indexing one buffer header did. */
 enum index_step { INDEX_ADDED, INDEX_SKIPPED, INDEX_END, INDEX_NOMEM };
-
-/* Whether, in a file of fixed-size buffers (fixed_stride), the size of the
- * buffer at off, which is not the file's, is damage: the file's size from
- * off ends the file, or the header it leads to is that of a buffer of the
- * file's size (a bit flipped in the size field would otherwise lose the
- * buffers it swallows, or read the insides of buffers as buffers). */
-static bool stride_is_right(const struct etl_file *f, uint64_t off)
-{
-    uint32_t stride = f->hdr.buffer_size;
-    if (f->file_size - off == stride)
-        return true;
-    uint8_t h[ETL_BUF_HEADER_SIZE];
-    if (f->file_size - off < (uint64_t)stride + sizeof h ||
-        read_upto(f, h, sizeof h, off + stride) != sizeof h)
-        return false;
-    struct etl_buffer n;
-    etl_decode_buffer_header(h, off + stride, &n);
-    return n.size == stride && n.saved_offset <= stride && n.offset_field <= stride &&
-           n.cpu < ETL_MAX_CPUS;
-}
 
 /* Bytes the index reads at once while buffers are small (INDEX_SMALL at
  * most): the headers of the buffers that follow come from them, a system
@@ -773,11 +757,8 @@ static bool header_known(const struct etl_file *f, const struct etl_buffer *b)
         return false;
     if (!(b->flags & ETL_BUF_FLAG_COMPRESSED))
         return b->saved_offset <= b->size && b->offset_field <= b->size;
-    uint32_t most = f->hdr.buffer_size >= ETL_BUF_HEADER_SIZE &&
-                    f->hdr.buffer_size <= ETL_MAX_BUFFER_SIZE ? f->hdr.buffer_size
-                                                              : ETL_MAX_BUFFER_SIZE;
     return b->size > ETL_BUF_HEADER_SIZE && b->saved_offset >= ETL_BUF_HEADER_SIZE &&
-           b->saved_offset <= most;
+           b->saved_offset <= f->zmost;
 }
 
 /* Whether the header of buffer b, known (header_known), is also what a
@@ -821,6 +802,35 @@ static bool leads_on(const struct etl_file *f, uint64_t end, bool strong)
     etl_decode_buffer_header(h, end, &n);
     return n.size >= ETL_BUF_HEADER_SIZE && n.size <= ETL_MAX_BUFFER_SIZE &&
            n.cpu < ETL_MAX_CPUS && !(n.flags & ~ETL_BUF_FLAGS_KNOWN);
+}
+
+/* Whether, in a file of fixed-size buffers (fixed_stride), the size of
+ * buffer b, which is not the file's, is damage: the file's size from it
+ * ends the file, or the header it leads to is that of a buffer of the
+ * file's size (a bit flipped in the size field would otherwise lose the
+ * buffers it swallows, or read the insides of buffers as buffers). Not
+ * when b is a strong header whose own, smaller, size leads to another
+ * strong one: the buffers are that size here, and it is the logfile
+ * header's size that is not theirs (damaged, or a relogger's that has
+ * buffers of other sizes): at the last place the file's size ended the
+ * file, where it swallowed the buffers after (the demo trace with its
+ * logfile header's BufferSize 16384 lost 353 of its 800 switches). */
+static bool stride_is_right(const struct etl_file *f, const struct etl_buffer *b)
+{
+    uint32_t stride = f->hdr.buffer_size;
+    uint64_t off = b->offset;
+    if (b->size < stride && header_strong(f, b) && leads_on(f, off + b->size, true))
+        return false;
+    if (f->file_size - off == stride)
+        return true;
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (f->file_size - off < (uint64_t)stride + sizeof h ||
+        read_upto(f, h, sizeof h, off + stride) != sizeof h)
+        return false;
+    struct etl_buffer n;
+    etl_decode_buffer_header(h, off + stride, &n);
+    return n.size == stride && n.saved_offset <= stride && n.offset_field <= stride &&
+           n.cpu < ETL_MAX_CPUS;
 }
 
 /* Whether the bytes at h, at offset off past the file's start, are the
@@ -1126,6 +1136,33 @@ static bool index_realign(struct etl_file *f, const struct etl_buffer *b, enum i
     return true;
 }
 
+/* Whether compressed buffer b, whose decompressed size is past f->zmost
+ * (the logfile header's buffer size), is strong (header_strong) but for
+ * that, within the file and followed by the end of the file or by another
+ * such header: then it is the logfile header's size that is not theirs
+ * (damaged; a sound trace's buffers decompress to it at most), and every
+ * compressed buffer is read at the size it gives, up to
+ * ETL_MAX_BUFFER_SIZE, said once. Before, every buffer was lost that
+ * decompressed past it: a real trace whose logfile header's 65536 was
+ * damaged to 1024 read 31 of its 28,694 events. */
+static bool zmost_is_wrong(struct etl_file *f, const struct etl_buffer *b)
+{
+    uint32_t was = f->zmost;
+    if (!(b->flags & ETL_BUF_FLAG_COMPRESSED) || b->saved_offset <= was ||
+        was == ETL_MAX_BUFFER_SIZE || b->size > f->file_size - b->offset)
+        return false;
+    f->zmost = ETL_MAX_BUFFER_SIZE;
+    if (header_strong(f, b) && leads_on(f, b->offset + b->size, true)) {
+        etl_report(f, b->offset + BH_SAVED_OFFSET,
+                   "compressed buffer decompresses to %u bytes, past the logfile header's "
+                   "buffer size %u: the compressed buffers are read at the sizes they give",
+                   (unsigned)b->saved_offset, (unsigned)f->hdr.buffer_size);
+        return true;
+    }
+    f->zmost = was;
+    return false;
+}
+
 /* Indexes the buffer whose header h was read at f->index_at (§13 step 2)
  * and moves index_at past it; INDEX_END after reporting why the index ends
  * there. */
@@ -1148,11 +1185,11 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
          * the end of the file is the last buffer of a file cut short unless
          * a buffer header follows it. Else a size field is damaged. */
         uint64_t next;
-        bool strong = possible && header_strong(f, &b);
+        bool strong = possible && (header_strong(f, &b) || zmost_is_wrong(f, &b));
         if (strong ? b.size > left && scan_for_header(f, off + 1, 0, &next)
                    : !possible || !header_known(f, &b) || !leads_on(f, off + b.size, true))
             return index_lost(f, &b);
-    } else if (b.size != stride && stride <= left && stride_is_right(f, off)) {
+    } else if (b.size != stride && stride <= left && stride_is_right(f, &b)) {
         etl_report(f, off, "buffer size %u is not the file's %u, whose next buffer follows: "
                    "read as %u bytes", (unsigned)b.size, (unsigned)stride, (unsigned)stride);
         b.size = stride;
@@ -1339,6 +1376,9 @@ static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st
      * to the biggest on disk; a decompressed one is at most that. */
     uint32_t stride = f->hdr.buffer_size;
     f->max_buf = stride > ETL_MAX_BUFFER_SIZE ? ETL_MAX_BUFFER_SIZE : stride;
+    f->zmost = stride >= ETL_BUF_HEADER_SIZE && stride <= ETL_MAX_BUFFER_SIZE
+                   ? stride
+                   : ETL_MAX_BUFFER_SIZE;
     if (!index_may_wait(f) && !etl_file_index(f)) {
         *st = ETL_OPEN_NOMEM;
         release(f);
@@ -1373,6 +1413,7 @@ static struct etl_file *new_file(const char *name, const struct etl_diag *d)
     if (!f)
         return NULL;
     f->fd = -1;
+    f->zmost = ETL_MAX_BUFFER_SIZE; /* until the logfile header gives its own */
     f->name = strdup(name);
     if (!f->name) {
         free(f);
