@@ -123,6 +123,25 @@ for pair in '16384|\000\100' '32768|\000\200'; do
     check "logfile header's buffer size $size: every event, nothing said" \
         sh -c "cmp -s '$tmp/whole-nof.csv' '$tmp/out' && [ ! -s '$tmp/err' ]"
 done
+# One bit of LogFileMode, COMPRESSED_MODE (0x04000000), set in a file of
+# uncompressed buffers: no buffer after the header buffer was taken for one
+# (12 of the 45 events read); NumberOfProcessors (at 0x74) 4 to 1 in a
+# compressed file: the buffers of processors 1 to 3 were taken for none.
+# Now the first buffer sound but for the field, and leading to another,
+# says so once, and every buffer is read.
+cp "$sample" "$tmp/mode.etl"
+printf '\004' | dd of="$tmp/mode.etl" bs=1 seek=$((0x8b)) conv=notrunc 2>/dev/null
+expect "LogFileMode with COMPRESSED_MODE, buffers not compressed" 1 "$etldump" --events=all --no-fields -f csv "$tmp/mode.etl"
+check "LogFileMode with COMPRESSED_MODE: every event" cmp -s "$tmp/whole-nof.csv" "$tmp/out"
+check "LogFileMode with COMPRESSED_MODE: said once" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'mode.etl: offset 0x2000: the logfile header says the buffers are compressed (LogFileMode 0x04000001), and this one is not, nor is it a header buffer: buffers are read whether they are compressed or not\$' '$tmp/err'"
+cp "$top/samples/mixed-x86-circular-compressed.etl" "$tmp/mode.etl"
+printf '\001' | dd of="$tmp/mode.etl" bs=1 seek=$((0x74)) conv=notrunc 2>/dev/null
+"$etldump" -f csv "$top/samples/mixed-x86-circular-compressed.etl" > "$tmp/want.csv"
+expect "compressed, NumberOfProcessors 1 of 4" 1 "$etldump" -f csv "$tmp/mode.etl"
+check "compressed, NumberOfProcessors 1 of 4: every switch" cmp -s "$tmp/want.csv" "$tmp/out"
+check "compressed, NumberOfProcessors 1 of 4: said once" \
+    sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'mode.etl: offset 0x428: buffer of processor 2, past the 1 processor the logfile header counts: buffers of every processor are read\$' '$tmp/err'"
 # In a file of compressed buffers, the logfile header's BufferSize bounds
 # what each decompresses to: damaged below it (4096 to 1024 or 4088), every
 # compressed buffer was skipped ("compressed buffer claims 4096 bytes") or

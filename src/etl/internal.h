@@ -104,7 +104,14 @@ struct etl_file {
     uint32_t zmost;           /* largest size a compressed buffer may decompress
                                * to: the logfile header's buffer size, or
                                * ETL_MAX_BUFFER_SIZE where that is impossible
-                               * or found wrong (reader.c: zmost_is_wrong) */
+                               * or found wrong (reader.c: logfile_is_wrong) */
+    bool zstrict;             /* a strong buffer header is a compressed buffer's
+                               * or a header buffer's: the logfile header says
+                               * the buffers are compressed, and none was found
+                               * not to be (logfile_is_wrong) */
+    uint32_t cpus_most;       /* processors a strong buffer header may be of: the
+                               * logfile header's, or ETL_MAX_CPUS where that is
+                               * 0, too many or found wrong (logfile_is_wrong) */
     uint64_t problems;        /* diagnostics reported */
     uint64_t *named;          /* the offsets reported, plus one (0: free),
                                * open addressing (reported_before) */

@@ -770,9 +770,8 @@ static bool header_known(const struct etl_file *f, const struct etl_buffer *b)
  * bytes passes header_known (the State field read as the flags: 3). */
 static bool header_strong(const struct etl_file *f, const struct etl_buffer *b)
 {
-    uint32_t cpus = f->hdr.cpus && f->hdr.cpus <= ETL_MAX_CPUS ? f->hdr.cpus : ETL_MAX_CPUS;
-    return header_known(f, b) && b->cpu < cpus && b->seq < (1ull << 40) &&
-           (!(f->hdr.log_file_mode & MODE_COMPRESSED) || b->type == ETL_BUF_TYPE_HEADER ||
+    return header_known(f, b) && b->cpu < f->cpus_most && b->seq < (1ull << 40) &&
+           (!f->zstrict || b->type == ETL_BUF_TYPE_HEADER ||
             (b->flags & ETL_BUF_FLAG_COMPRESSED));
 }
 
@@ -1136,31 +1135,53 @@ static bool index_realign(struct etl_file *f, const struct etl_buffer *b, enum i
     return true;
 }
 
-/* Whether compressed buffer b, whose decompressed size is past f->zmost
- * (the logfile header's buffer size), is strong (header_strong) but for
- * that, within the file and followed by the end of the file or by another
- * such header: then it is the logfile header's size that is not theirs
- * (damaged; a sound trace's buffers decompress to it at most), and every
- * compressed buffer is read at the size it gives, up to
- * ETL_MAX_BUFFER_SIZE, said once. Before, every buffer was lost that
- * decompressed past it: a real trace whose logfile header's 65536 was
- * damaged to 1024 read 31 of its 28,694 events. */
-static bool zmost_is_wrong(struct etl_file *f, const struct etl_buffer *b)
+/* Whether buffer header b, within the file, is strong (header_strong) but
+ * for what the logfile header says of all the buffers: that they
+ * decompress to its buffer size at most (f->zmost), are compressed
+ * (f->zstrict), or are of its number of processors (f->cpus_most); and is
+ * followed by the end of the file or by another header strong but for
+ * the same. Then those fields of the logfile header are wrong (damaged:
+ * one bit of LogFileMode, or of NumberOfProcessors), and the buffers are
+ * read without them, each said once. Before, no buffer was strong that
+ * the field did not fit: a real trace with its 65536 damaged to 1024 read
+ * 31 of its 28,694 events, the demo with COMPRESSED_MODE set 12 of its
+ * 45, a real trace of 28 processors said to have 20 lost 2,710 events. */
+static bool logfile_is_wrong(struct etl_file *f, const struct etl_buffer *b)
 {
-    uint32_t was = f->zmost;
-    if (!(b->flags & ETL_BUF_FLAG_COMPRESSED) || b->saved_offset <= was ||
-        was == ETL_MAX_BUFFER_SIZE || b->size > f->file_size - b->offset)
+    uint32_t zmost = f->zmost, cpus = f->cpus_most;
+    bool zstrict = f->zstrict;
+    bool size = (b->flags & ETL_BUF_FLAG_COMPRESSED) && b->saved_offset > zmost,
+         mode = zstrict && !(b->flags & ETL_BUF_FLAG_COMPRESSED) && b->type != ETL_BUF_TYPE_HEADER,
+         cpu = b->cpu >= cpus;
+    if (!(size || mode || cpu) || b->size > f->file_size - b->offset)
         return false;
-    f->zmost = ETL_MAX_BUFFER_SIZE;
-    if (header_strong(f, b) && leads_on(f, b->offset + b->size, true)) {
+    if (size)
+        f->zmost = ETL_MAX_BUFFER_SIZE;
+    if (mode)
+        f->zstrict = false;
+    if (cpu)
+        f->cpus_most = ETL_MAX_CPUS;
+    if (!header_strong(f, b) || !leads_on(f, b->offset + b->size, true)) {
+        f->zmost = zmost;
+        f->zstrict = zstrict;
+        f->cpus_most = cpus;
+        return false;
+    }
+    if (size)
         etl_report(f, b->offset + BH_SAVED_OFFSET,
                    "compressed buffer decompresses to %u bytes, past the logfile header's "
                    "buffer size %u: the compressed buffers are read at the sizes they give",
                    (unsigned)b->saved_offset, (unsigned)f->hdr.buffer_size);
-        return true;
-    }
-    f->zmost = was;
-    return false;
+    if (mode)
+        etl_report(f, b->offset, "the logfile header says the buffers are compressed "
+                   "(LogFileMode 0x%08x), and this one is not, nor is it a header buffer: "
+                   "buffers are read whether they are compressed or not",
+                   (unsigned)f->hdr.log_file_mode);
+    if (cpu)
+        etl_report(f, b->offset + BH_CLIENT_CONTEXT, "buffer of processor %u, past the %u "
+                   "processor%s the logfile header counts: buffers of every processor are read",
+                   (unsigned)b->cpu, (unsigned)f->hdr.cpus, f->hdr.cpus == 1 ? "" : "s");
+    return true;
 }
 
 /* Indexes the buffer whose header h was read at f->index_at (§13 step 2)
@@ -1185,7 +1206,7 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
          * the end of the file is the last buffer of a file cut short unless
          * a buffer header follows it. Else a size field is damaged. */
         uint64_t next;
-        bool strong = possible && (header_strong(f, &b) || zmost_is_wrong(f, &b));
+        bool strong = possible && (header_strong(f, &b) || logfile_is_wrong(f, &b));
         if (strong ? b.size > left && scan_for_header(f, off + 1, 0, &next)
                    : !possible || !header_known(f, &b) || !leads_on(f, off + b.size, true))
             return index_lost(f, &b);
@@ -1379,6 +1400,8 @@ static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st
     f->zmost = stride >= ETL_BUF_HEADER_SIZE && stride <= ETL_MAX_BUFFER_SIZE
                    ? stride
                    : ETL_MAX_BUFFER_SIZE;
+    f->zstrict = (f->hdr.log_file_mode & MODE_COMPRESSED) != 0;
+    f->cpus_most = f->hdr.cpus && f->hdr.cpus <= ETL_MAX_CPUS ? f->hdr.cpus : ETL_MAX_CPUS;
     if (!index_may_wait(f) && !etl_file_index(f)) {
         *st = ETL_OPEN_NOMEM;
         release(f);
@@ -1414,6 +1437,7 @@ static struct etl_file *new_file(const char *name, const struct etl_diag *d)
         return NULL;
     f->fd = -1;
     f->zmost = ETL_MAX_BUFFER_SIZE; /* until the logfile header gives its own */
+    f->cpus_most = ETL_MAX_CPUS;
     f->name = strdup(name);
     if (!f->name) {
         free(f);
