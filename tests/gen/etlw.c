@@ -549,6 +549,10 @@ static int flush_buffer(struct etlw *w, unsigned cpu, int64_t ts, bool final)
     put16(b + 0x36, BT_GENERIC);
     put64(b + 0x38, fake | 0x38u);
     put64(b + 0x40, fake | 0x1038u);
+    if (w->cfg.hole_buffer == w->st.buffers + 1 && saved > BUF_HDR + 160) {
+        uint32_t at = BUF_HDR + ((saved - BUF_HDR) / 2 & ~7u);
+        memset(b + at, 0, 80);
+    }
     int rc;
     if (w->cfg.compress) {
         size_t clen = 0;

@@ -228,6 +228,9 @@ struct etlw_config {
     bool pebs;                  /* PEBS index item on 0x0524 events */
     bool circular;
     bool compress;
+    uint64_t hole_buffer;       /* 1-based: the event buffer written that many-th has
+                                 * 80 bytes zeroed in the middle of its events, before
+                                 * compression (damaged records); 0 none */
     bool uses_compact;          /* only for the default group masks */
     uint32_t group_masks[8];    /* all zero -> Masks[1] = 0x4 | (uses_compact ? 0x100 : 0) */
     uint32_t kernel_event_version; /* 0x0005 Version field, e.g. 80 */

@@ -165,6 +165,8 @@ static void usage(FILE *f)
             "  --misc-rate=N         one non-switch event per N switches on average (default 64, 0 none)\n"
             "  --kinds=N             N events of N HookIds (0x0100 up) early on CPU 0, each with a\n"
             "                        3-byte payload: too short for the DiskIo layouts among them\n"
+            "  --hole=N              80 bytes zeroed in the middle of the events of the N-th event\n"
+            "                        buffer written, before compression (EXPECTED.csv keeps them)\n"
             "  --quiet               no summary on stderr\n"
             "  --processes           Process and Thread events (rundowns, starts, ends, TID reuse)\n"
             "                        and the old/new process columns in EXPECTED.csv\n"
@@ -380,7 +382,7 @@ static int8_t new_base(struct rng *r)
 int main(int argc, char **argv)
 {
     uint64_t seed = 1, ncpus = 4, nsw = 1000, ptr = 8, bufsize = 8192, build = 19041, pmc = 0;
-    uint64_t nthreads = 40, misc_rate = 64, kinds = 0, v;
+    uint64_t nthreads = 40, misc_rate = 64, kinds = 0, hole = 0, v;
     int64_t lost_cpu = -1;
     long cswver = -1, mwr = -1;
     int enc = ENC_CSWITCH;
@@ -417,6 +419,7 @@ int main(int argc, char **argv)
         {"dpc", no_argument, 0, 1007},
         {"settled", no_argument, 0, 1008},
         {"kinds", required_argument, 0, 1009},
+        {"hole", required_argument, 0, 1010},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -468,6 +471,7 @@ int main(int argc, char **argv)
         case 'm': bad = parse_u64("misc-rate", optarg, 0, 1u << 30, &misc_rate); break;
         case 'q': quiet = true; break;
         case 1009: bad = parse_u64("kinds", optarg, 0, 0xFE00, &kinds); break;
+        case 1010: bad = parse_u64("hole", optarg, 1, UINT64_MAX, &hole); break;
         case 1001: case 1002: case 1003: case 1004: case 1005: {
             static const char *const pn[] = {"processes", "rundown", "summary", "summary-range", "summary-cpus"};
             bad = mkproc_option(&po, pn[ch - 1001], optarg) != 0;
@@ -514,6 +518,7 @@ int main(int argc, char **argv)
     cfg.pebs = pebs;
     cfg.circular = circular;
     cfg.compress = compress;
+    cfg.hole_buffer = hole;
     cfg.uses_compact = enc != ENC_CSWITCH;
     cfg.first_ts = first_prev ? ETLW_FTS_PREV_SWITCH : ETLW_FTS_FIRST_SWITCH;
     cfg.misc_odd_tid = ext;
