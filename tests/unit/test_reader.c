@@ -1745,6 +1745,47 @@ static void write_spliced(const char *src, const char *dst, size_t at, size_t ze
  * trace), or after a run of zeros; or that ends in zeros: read the same
  * every way (the copy indexed first, or by the walk), the events of the
  * trace read once each. */
+/* A place is named once: every place of the first 65,536 of a file,
+ * whenever it is named again; past them, a place among the last 16 named
+ * (the table being full), and no other, whatever was named before. */
+START_TEST(places_named_once)
+{
+    struct bytes *b = malloc(sizeof *b);
+    ck_assert_ptr_nonnull(b);
+    build_file(b);
+    struct diag_log log = { 0, 0 };
+    enum etl_open_status st;
+    struct etl_file *f = open_bytes(b, &log, &st);
+    ck_assert_ptr_nonnull(f);
+    uint64_t p0 = etl_file_problems(f);
+    const uint64_t table = 1u << 16;
+    for (uint64_t i = 0; i < table; i++)
+        etl_report(f, 1000000 + i, "place %llu", (unsigned long long)i);
+    ck_assert_uint_eq(etl_file_problems(f), p0 + table);
+    /* Each again, in another order: none counted. */
+    for (uint64_t i = table; i-- > 0;)
+        etl_report(f, 1000000 + i, "place %llu again", (unsigned long long)i);
+    ck_assert_uint_eq(etl_file_problems(f), p0 + table);
+    /* Past the table: 20 new places, then the last 16 again (not counted),
+     * then the first 4 of the 20 (out of the 16: counted again). */
+    for (uint64_t i = 0; i < 20; i++)
+        etl_report(f, 5000000 + i, "past %llu", (unsigned long long)i);
+    ck_assert_uint_eq(etl_file_problems(f), p0 + table + 20);
+    for (uint64_t i = 4; i < 20; i++)
+        etl_report(f, 5000000 + i, "past %llu again", (unsigned long long)i);
+    ck_assert_uint_eq(etl_file_problems(f), p0 + table + 20);
+    for (uint64_t i = 0; i < 4; i++)
+        etl_report(f, 5000000 + i, "past %llu once more", (unsigned long long)i);
+    ck_assert_uint_eq(etl_file_problems(f), p0 + table + 24);
+    /* A place of the table stays named past it. */
+    etl_report(f, 1000000 + 12345, "from the table");
+    ck_assert_uint_eq(etl_file_problems(f), p0 + table + 24);
+    ck_assert_int_eq(log.count, (int)(p0 + table + 24));
+    etl_close(f);
+    free(b);
+}
+END_TEST
+
 START_TEST(fixed_stride_realigned)
 {
     char path[256], spliced[256];
@@ -1802,6 +1843,7 @@ int main(void)
     tcase_add_test(tc, repeated_buffers);
     tcase_add_test(tc, repeated_progress);
     tcase_add_test(tc, fixed_stride_realigned);
+    tcase_add_test(tc, places_named_once);
     if (getenv("ETLDUMP_EMULATOR"))
         fprintf(stderr, "test_reader: walk_map_shrinks left out under %s\n",
                 getenv("ETLDUMP_EMULATOR"));
