@@ -811,9 +811,10 @@ static bool leads_on(const struct etl_file *f, uint64_t end, bool strong)
  * when b is a strong header whose own, smaller, size leads to another
  * strong one: the buffers are that size here, and it is the logfile
  * header's size that is not theirs (damaged, or a relogger's that has
- * buffers of other sizes): at the last place the file's size ended the
- * file, where it swallowed the buffers after (the demo trace with its
- * logfile header's BufferSize 16384 lost 353 of its 800 switches). */
+ * buffers of other sizes). Before, the last buffer from which the file's
+ * size reached the end of the file was read at that size, swallowing the
+ * buffers after it (the demo trace with its logfile header's BufferSize
+ * 16384 lost 353 of its 800 switches). */
 static bool stride_is_right(const struct etl_file *f, const struct etl_buffer *b)
 {
     uint32_t stride = f->hdr.buffer_size;
