@@ -77,6 +77,18 @@ check "missing file: message names it" grep -q "none.etl" "$tmp/err"
 head -c 5000 /dev/urandom > "$tmp/random.bin"
 expect "not ETL" 3 "$etldump" "$tmp/random.bin"
 check "not ETL: file and offset named" grep -q "random.bin: offset 0x0: not an ETL file" "$tmp/err"
+check "not ETL: nothing more said" test "$(wc -l < "$tmp/err")" -eq 1
+# A trace after bytes of something else (a copy cut 30 bytes in with the
+# trace after it; a saved HTTP response): still not an ETL file, but where
+# the trace begins is said, and tail -c gives it; from a pipe too.
+{ head -c 30 "$sample"; cat "$sample"; } > "$tmp/junk.etl"
+expect "a trace after 30 bytes" 3 "$etldump" -f csv "$tmp/junk.etl"
+check "a trace after 30 bytes: where it is said" sh -c "[ \$(wc -l < '$tmp/err') -eq 2 ] && grep -q 'junk.etl: warning: a trace.s header buffer is at offset 0x1e, after 30 bytes that begin no trace: tail -c +31 gives the trace\$' '$tmp/err' && grep -q 'junk.etl: offset 0x0: not an ETL file (no logfile header at the start)\$' '$tmp/err'"
+check "a trace after 30 bytes: tail -c +31 gives it" sh -c "tail -c +31 '$tmp/junk.etl' | cmp -s - '$sample'"
+{ printf 'HTTP/1.1 200 OK\r\n\r\n'; cat "$sample"; } > "$tmp/junk.etl"
+expect "a trace after an HTTP header, from a pipe" 3 sh -c "cat '$tmp/junk.etl' | '$etldump' -"
+check "a trace after an HTTP header, from a pipe: where it is said" grep -q '(standard input): warning: a trace.s header buffer is at offset 0x13, after 19 bytes that begin no trace: tail -c +20 gives the trace$' "$tmp/err"
+rm -f "$tmp/junk.etl"
 expect "directory" 3 "$etldump" "$tmp"
 
 # Damage: status 1, a one-line message with the offset, the rest dumped.

@@ -370,6 +370,42 @@ static bool cut_in_logfile(const uint8_t *mem, size_t n)
            etl_le16(h + 4) > n - ETL_BUF_HEADER_SIZE;
 }
 
+/* Bytes from the start of a file that is no ETL file at its start looked
+ * through for a trace's header buffer (trace_after_junk). */
+#define JUNK_SCAN (1u << 20)
+
+/* In a file with no logfile header at its start, looks for one in its
+ * first JUNK_SCAN bytes (a trace after bytes of something else: carved
+ * from a disk or a dump, or a copy cut short in its first few hundred
+ * bytes with the trace after it) and, when there is one, says where it is
+ * and how to read it: the file is not read from there, as its offsets
+ * would then not be the file's. */
+static void trace_after_junk(struct etl_file *f)
+{
+    uint64_t avail = f->file_size < JUNK_SCAN + LOGFILE_SPAN_MAX ? f->file_size
+                                                                 : JUNK_SCAN + LOGFILE_SPAN_MAX;
+    uint8_t *mem = malloc((size_t)avail);
+    if (!mem)
+        return; /* a hint only */
+    if (read_at(f, mem, (size_t)avail, 0)) {
+        for (size_t o = 1; o < JUNK_SCAN && o + ETL_BUF_HEADER_SIZE + 8 <= avail; o++) {
+            const uint8_t *h = mem + o + ETL_BUF_HEADER_SIZE;
+            /* A system header (§3.3) of HookId 0 first, before parsing. */
+            if ((h[2] != 1 && h[2] != 2) || (h[3] & 0xC0) != 0xC0 || etl_le16(h + 6) != 0)
+                continue;
+            struct etl_event ev;
+            struct etl_logfile hdr;
+            size_t n = logfile_span(avail - o);
+            if (n && logfile_parse(mem + o, n, &ev, &hdr)) {
+                etl_warn(f, "a trace's header buffer is at offset 0x%zx, after %zu bytes that "
+                         "begin no trace: tail -c +%zu gives the trace", o, o, o + 1);
+                break;
+            }
+        }
+    }
+    free(mem);
+}
+
 /* Reads the header buffer's first record into f->hdr: ETL_OPEN_OK,
  * ETL_OPEN_NOT_ETL when it is not an ETL logfile header (ETL_OPEN_EMPTY
  * when there are no bytes at all, ETL_OPEN_CUT when the file ends inside
@@ -398,6 +434,8 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
         st = logfile_parse(mem, n, &ev, &f->hdr)                ? ETL_OPEN_OK
              : n == f->file_size && cut_in_logfile(mem, n) ? ETL_OPEN_CUT
                                                             : ETL_OPEN_NOT_ETL;
+        if (st == ETL_OPEN_NOT_ETL)
+            trace_after_junk(f);
         if (st == ETL_OPEN_OK && f->hdr.name_damage_at)
             etl_report_event(f, &ev, f->hdr.name_damage_at,
                              "logfile header: name without its terminator");
