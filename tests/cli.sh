@@ -391,6 +391,28 @@ check "cut copy, then the trace: the events of the trace alone" cmp -s "$tmp/dem
 expect "cut copy, then another trace" 1 "$etldump" -f csv "$tmp/cutcat.etl"
 check "cut copy, then another trace: the second said" grep -q "cutcat.etl: warning: a second header buffer, at offset 0x5064 (a second trace?): every buffer is read as one trace.s, with the first header.s clock; the second alone is the file from there (tail -c +20581)\$" "$tmp/err"
 check "cut copy, then another trace: the second from where it is said" sh -c "tail -c +20581 '$tmp/cutcat.etl' | cmp -s - '$top/samples/ready-dpc.etl'"
+# A copy cut inside its logfile header (100 bytes in), the trace after it:
+# the logfile header's fields past the cut were the trace's bytes (a
+# buffer size of 608), and 1 of the 800 switches was read. The header
+# buffer found inside that record gives the logfile header, said; the
+# switches and events are the trace's.
+{ head -c 100 "$demo"; cat "$demo"; } > "$tmp/cutcat.etl"
+expect "copy cut in its logfile header, then the trace" 1 "$etldump" -f csv "$tmp/cutcat.etl"
+check "copy cut in its logfile header: said" grep -q "cutcat.etl: offset 0x48: the logfile header is cut short by another trace's header buffer, at offset 0x64: that one's logfile header is read\$" "$tmp/err"
+check "copy cut in its logfile header: the switches of the trace" cmp -s "$tmp/demo.csv" "$tmp/out"
+"$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl" 2> /dev/null | cut -d, -f1-11 > "$tmp/out"
+check "copy cut in its logfile header: the events of the trace" cmp -s "$tmp/demo-events.csv" "$tmp/out"
+# A compressed trace's copy cut in its header buffer, the trace after it:
+# a scan for the next buffer stopped at no header buffer, and the trace's
+# was read as part of the cut one (its events lost); one that holds a
+# logfile header now ends the cut buffer.
+mixed=$top/samples/mixed-x86-circular-compressed.etl
+"$etldump" -f csv --events=all --no-fields "$mixed" | cut -d, -f1-11 > "$tmp/want.csv"
+{ head -c 400 "$mixed"; cat "$mixed"; } > "$tmp/cutcat.etl"
+expect "compressed copy cut in its header buffer, then the trace" 1 "$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl"
+cut -d, -f1-11 "$tmp/out" > "$tmp/got.csv"
+check "compressed copy cut in its header buffer: the events of the trace" cmp -s "$tmp/want.csv" "$tmp/got.csv"
+rm -f "$tmp/got.csv"
 # The first buffer's flags with COMPRESSED set (one bit): the buffer of the
 # logfile header never is compressed; said, and read as it is (before, the
 # file was "not an ETL file"), from a file and from a pipe.
