@@ -916,8 +916,16 @@ static bool stride_is_right(const struct etl_file *f, const struct etl_buffer *b
  * trace begins there. */
 static bool holds_logfile(const struct etl_file *f, uint64_t off)
 {
-    size_t n = logfile_span(f->file_size - off);
-    uint8_t *mem = n ? malloc(n) : NULL;
+    /* Its first record's header first: a system header (§3.3) of HookId
+     * 0, whose size says how much more to read. */
+    uint8_t h[ETL_BUF_HEADER_SIZE + 8];
+    if (read_upto(f, h, sizeof h, off) != sizeof h)
+        return false;
+    const uint8_t *r = h + ETL_BUF_HEADER_SIZE;
+    if ((r[2] != 1 && r[2] != 2) || (r[3] & 0xC0) != 0xC0 || etl_le16(r + 6) != 0)
+        return false;
+    size_t n = ETL_BUF_HEADER_SIZE + etl_le16(r + 4);
+    uint8_t *mem = malloc(n);
     struct etl_event ev;
     struct etl_logfile hdr;
     bool yes = mem && read_upto(f, mem, n, off) == n && logfile_parse(mem, n, &ev, &hdr);
