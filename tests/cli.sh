@@ -402,6 +402,20 @@ check "copy cut in its logfile header: said" grep -q "cutcat.etl: offset 0x48: t
 check "copy cut in its logfile header: the switches of the trace" cmp -s "$tmp/demo.csv" "$tmp/out"
 "$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl" 2> /dev/null | cut -d, -f1-11 > "$tmp/out"
 check "copy cut in its logfile header: the events of the trace" cmp -s "$tmp/demo-events.csv" "$tmp/out"
+# A copy cut in the last bytes of a buffer (104 before its end), or where
+# the header buffer of the trace after it holds, one buffer further on,
+# bytes that pass for a buffer header of 8064 bytes: that header buffer
+# was read as the tail of the cut buffer, or swallowed by the false one,
+# and lost with the trace's second buffer. The cut buffer is now read up to
+# the header buffer: the events are the trace's.
+rdpc=$top/samples/ready-dpc.etl
+"$etldump" -f csv --events=all --no-fields "$rdpc" | cut -d, -f1-11 > "$tmp/want.csv"
+for c in 73624 81384; do
+    { head -c $c "$rdpc"; cat "$rdpc"; } > "$tmp/cutcat.etl"
+    expect "copy cut $c bytes in, then the trace" 1 "$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl"
+    cut -d, -f1-11 "$tmp/out" > "$tmp/got.csv"
+    check "copy cut $c bytes in, then the trace: the events of the trace" cmp -s "$tmp/want.csv" "$tmp/got.csv"
+done
 # A compressed trace's copy cut in its header buffer, the trace after it:
 # a scan for the next buffer stopped at no header buffer, and the trace's
 # was read as part of the cut one (its events lost); one that holds a

@@ -1330,11 +1330,18 @@ static enum index_step index_header(struct etl_file *f, const uint8_t *h)
             return INDEX_SKIPPED;
         }
         return INDEX_END;
-    } else if (b.size != stride && (!header_strong(f, &b) || b.size > left ||
-                                    !leads_on(f, off + b.size, false))) {
+    } else if (b.size != stride ? !header_strong(f, &b) || b.size > left ||
+                                      !leads_on(f, off + b.size, true)
+                                : !header_known(f, &b)) {
         /* a possible size, but what is there is no header, or one whose
          * size leads nowhere (index_realign); a strong one that leads on is
-         * taken as it is (a relogger's short header buffer) */
+         * taken as it is (a relogger's short header buffer). Of the file's
+         * size but no header either (its offsets past its size, unknown
+         * flags or type): where the next place holds no header, the bytes
+         * of something else that begins inside the buffer before, read
+         * there (a copy cut in the last 104 bytes of a buffer, the trace
+         * after it: its logfile header's BufferSize lay here, and its
+         * header buffer was read as the tail of the cut one and lost). */
         enum index_step st;
         if (index_realign(f, &b, &st))
             return st;
