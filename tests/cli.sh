@@ -416,6 +416,29 @@ for c in 73624 81384; do
     cut -d, -f1-11 "$tmp/out" > "$tmp/got.csv"
     check "copy cut $c bytes in, then the trace: the events of the trace" cmp -s "$tmp/want.csv" "$tmp/got.csv"
 done
+# A copy cut inside a buffer's header, the trace after it: the header read
+# there is made of the cut one's first bytes and the trace's (its flags a
+# lost buffer's, 10 bytes in: the scheduling state was reset), and the
+# index looked for the trace only past those 72 bytes, reading the cut one
+# with its made-up header. The trace's header buffer is found inside it,
+# and the bytes before are said to be no buffer: the switches and events
+# are the trace's. A compressed trace's likewise (its buffer before was
+# read up to the trace, and so was not found repeated: every buffer of the
+# trace was read twice).
+for c in 10 40; do
+    { head -c $((8192 + c)) "$demo"; cat "$demo"; } > "$tmp/cutcat.etl"
+    expect "copy cut $c bytes into a buffer header, then the trace" 1 "$etldump" -f csv "$tmp/cutcat.etl"
+    check "copy cut $c bytes into a buffer header: the switches of the trace" cmp -s "$tmp/demo.csv" "$tmp/out"
+    "$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl" 2> /dev/null | cut -d, -f1-11 > "$tmp/out"
+    check "copy cut $c bytes into a buffer header: the events of the trace" cmp -s "$tmp/demo-events.csv" "$tmp/out"
+done
+check "copy cut into a buffer header: said" sh -c "[ \$(grep -vc warning '$tmp/err') -eq 1 ] && grep -q 'cutcat.etl: offset 0x2000: buffer header cut short by a buffer header, at offset 0x2028: its 40 bytes are no buffer\$' '$tmp/err'"
+mixed=$top/samples/mixed-x86-circular-compressed.etl
+"$etldump" -f csv --events=all --no-fields "$mixed" | cut -d, -f1-11 > "$tmp/want.csv"
+{ head -c 3493 "$mixed"; cat "$mixed"; } > "$tmp/cutcat.etl"
+expect "compressed copy cut into a buffer header, then the trace" 1 "$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl"
+cut -d, -f1-11 "$tmp/out" > "$tmp/got.csv"
+check "compressed copy cut into a buffer header: the events of the trace" cmp -s "$tmp/want.csv" "$tmp/got.csv"
 # A compressed trace's copy cut in its header buffer, the trace after it:
 # a scan for the next buffer stopped at no header buffer, and the trace's
 # was read as part of the cut one (its events lost); one that holds a

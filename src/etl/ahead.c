@@ -70,7 +70,7 @@ static bool candidate(const struct etl_file *f, size_t i, const uint8_t **z, siz
                       size_t *out)
 {
     uint64_t off = ETL_ENT_OFFSET(&f->ents[i]);
-    if (ETL_ENT_REPEAT(&f->ents[i])) /* not read */
+    if (ETL_ENT_UNREAD(&f->ents[i])) /* not read */
         return false;
     struct etl_buffer b;
     etl_entry_header(f, &f->ents[i], f->mem + off, &b); /* the index holds whole headers */

@@ -36,6 +36,11 @@ struct etl_bufent {
 #define ETL_ENT_RESIZED_BIT (1ull << 60)
 #define ETL_ENT_REPEAT_BIT (1ull << 61)
 #define ETL_ENT_REPEAT(e) (((e)->pos & ETL_ENT_REPEAT_BIT) != 0)
+/* Fewer bytes than a buffer header, cut short by another buffer's header:
+ * no buffer, not read (reader.c: last_up_to). */
+#define ETL_ENT_FRAGMENT_BIT (1ull << 62)
+/* Whether the entry is not read: a repeat or a fragment. */
+#define ETL_ENT_UNREAD(e) (((e)->pos & (ETL_ENT_REPEAT_BIT | ETL_ENT_FRAGMENT_BIT)) != 0)
 
 /* The size the index gives the buffer at offset off, whose header's is
  * damaged: few, in file order. */

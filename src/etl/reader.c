@@ -624,13 +624,18 @@ static bool same_bytes(const struct etl_file *f, uint64_t a, uint64_t b, uint64_
 }
 
 /* Whether buffer b repeats buffer o (the header of an earlier entry, as the
- * index has it) byte for byte: as long (or cut by the end of the file, a
- * beginning of it) and the same bytes. */
-static bool repeats(const struct etl_file *f, const struct etl_buffer *o,
+ * index has it, whose own size field says own) byte for byte: as long (or
+ * cut by the end of the file, a beginning of it) and the same bytes; or,
+ * o read past its own size up to the next header found (index_lost: the
+ * bytes of a copy cut short in the header of the buffer after it), as
+ * long as that and the same bytes (a compressed trace's copy cut there,
+ * the trace after it, had every buffer of it read twice). */
+static bool repeats(const struct etl_file *f, const struct etl_buffer *o, uint32_t own,
                     const struct etl_buffer *b)
 {
     uint64_t size = o->size < f->file_size - o->offset ? o->size : f->file_size - o->offset;
-    return (b->size == size || (b->truncated && b->size < size)) &&
+    return (b->size == size || (b->truncated && b->size < size) ||
+            (own >= ETL_BUF_HEADER_SIZE && own < size && b->size == own)) &&
            same_bytes(f, o->offset, b->offset, b->size);
 }
 
@@ -690,7 +695,7 @@ static bool find_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b
         etl_entry_header(f, &f->ents[oi], h, &o);
     struct etl_repeats *r = &f->same;
     uint64_t n;
-    if (known && repeats(f, &o, b)) {
+    if (known && repeats(f, &o, etl_le32(h + BH_BUFFER_SIZE), b)) {
         mark_repeat(f, i, b);
         n = f->totals.repeated;
     } else if (known && cut_beginning_of(f, oi, &o, b)) {
@@ -1101,7 +1106,39 @@ static enum index_step last_up_to(struct etl_file *f, uint64_t last, uint64_t at
         copy_failed(f, last, "buffer header");
         return INDEX_END;
     }
-    etl_entry_header(f, &f->ents[f->nents - 1], h, &lb);
+    struct etl_bufent *e = &f->ents[f->nents - 1];
+    etl_entry_header(f, e, h, &lb);
+    if (at - last < ETL_BUF_HEADER_SIZE) {
+        /* Not even its header: the bytes of a copy cut inside a buffer's
+         * header, and the header read there was made of them and of what
+         * follows (its flags and processor another buffer's). It is no
+         * buffer: not read nor counted as one. */
+        etl_report(f, last, "buffer header cut short by a buffer header, at offset 0x%llx: "
+                   "its %llu bytes are no buffer", (unsigned long long)at,
+                   (unsigned long long)(at - last));
+        if (!ETL_ENT_UNREAD(e)) {
+            struct etl_buffer_totals *t = &f->totals;
+            t->buffers--;
+            t->bytes -= lb.size;
+            if (lb.flags & ETL_BUF_FLAG_EVENTS_LOST)
+                t->events_lost_flagged--;
+            if (lb.flags & ETL_BUF_FLAG_BUFFER_LOST)
+                t->buffer_lost_flagged--;
+            if (lb.flags & ETL_BUF_FLAG_COMPRESSED) {
+                t->compressed--;
+                t->compressed_bytes -= lb.size;
+            }
+        }
+        e->pos |= ETL_ENT_FRAGMENT_BIT;
+        /* What its made-up header was taken for is unsaid: another trace's
+         * header buffer, a buffer with another's processor and
+         * SequenceNumber (when it was the only one). */
+        if (f->other_header == last + 1)
+            f->other_header = 0;
+        if (f->ndiffer == 1 && f->differ.at == last)
+            f->ndiffer = 0;
+        return INDEX_SKIPPED;
+    }
     if (cut)
         etl_report(f, last, "buffer size %u runs past a buffer header, at offset 0x%llx: "
                    "read as %llu bytes", (unsigned)lb.size, (unsigned long long)at,
@@ -1126,7 +1163,7 @@ static enum index_step index_lost(struct etl_file *f, struct etl_buffer *b)
     /* Never from off itself (a last buffer of 0x48 bytes ends there): what
      * is there is no header, and the index would come back to it. */
     uint64_t from = last == off || last + ETL_BUF_HEADER_SIZE >= off ? off + 1
-                                                                     : last + ETL_BUF_HEADER_SIZE;
+                                                                     : last + 1;
     bool found = scan_for_header(f, from, 0, &at);
     if (!found && zeros_to_end(f, off)) {
         say_zero_tail(f, off);
@@ -1219,7 +1256,7 @@ static bool index_realign(struct etl_file *f, const struct etl_buffer *b, enum i
     uint64_t last = le ? ETL_ENT_OFFSET(le) : 0;
     bool inside = le && f->nents > f->walked && f->index_last == last + 1 &&
                   last + f->hdr.buffer_size == off;
-    if (!scan_for_header(f, inside ? last + ETL_BUF_HEADER_SIZE : off + 1, f->hdr.buffer_size,
+    if (!scan_for_header(f, inside ? last + 1 : off + 1, f->hdr.buffer_size,
                          &at)) {
         f->realign_failed = true;
         return false;
@@ -2117,7 +2154,7 @@ struct walker {
 static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
                         struct etl_loaded *l, const struct walker *w)
 {
-    if (ETL_ENT_REPEAT(e))
+    if (ETL_ENT_UNREAD(e))
         return true;
     if (!etl_load_buffer(f, e, l))
         return !f->nomem;

@@ -352,7 +352,8 @@ bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
         if (s->next_buf >= s->span_next)
             stream_span(s, s->next_buf);
         const struct etl_bufent *e = &f->ents[s->order[s->next_buf++]];
-        if (ETL_ENT_REPEAT(e)) /* its events were read from the buffer it repeats */
+        if (ETL_ENT_UNREAD(e)) /* a repeat, whose events were read from the buffer it
+                                 * repeats, or a fragment of a buffer header */
             continue;
         if (!etl_load_buffer(f, e, &s->mem)) {
             gap = true;
