@@ -1069,6 +1069,23 @@ static bool scan_for_header(const struct etl_file *f, uint64_t from, uint32_t wa
     return false;
 }
 
+/* scan_for_header from inside the buffer whose header is at last: from
+ * just past its start for a header buffer that holds a logfile header (a
+ * copy cut inside that header, another trace after it: last_up_to makes
+ * the bytes before a fragment), else from past its header (any other
+ * header found inside it would be its own read askew). */
+static bool scan_past(const struct etl_file *f, uint64_t last, uint32_t want, uint64_t *at)
+{
+    if (!scan_for_header(f, last + 1, want, at))
+        return false; /* nor past its header */
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (*at >= last + ETL_BUF_HEADER_SIZE ||
+        (read_upto(f, h, sizeof h, *at) == sizeof h &&
+         etl_le16(h + BH_TYPE) == ETL_BUF_TYPE_HEADER && holds_logfile(f, *at)))
+        return true;
+    return scan_for_header(f, last + ETL_BUF_HEADER_SIZE, want, at);
+}
+
 /* Indexes buffer b, whose header is at f->index_at, and moves index_at
  * past it; resized when its size is the index's, not its header's. */
 static enum index_step index_add(struct etl_file *f, struct etl_buffer *b, bool resized)
@@ -1162,9 +1179,9 @@ static enum index_step index_lost(struct etl_file *f, struct etl_buffer *b)
     uint64_t last = le && f->index_last == ETL_ENT_OFFSET(le) + 1 ? f->index_last - 1 : off;
     /* Never from off itself (a last buffer of 0x48 bytes ends there): what
      * is there is no header, and the index would come back to it. */
-    uint64_t from = last == off || last + ETL_BUF_HEADER_SIZE >= off ? off + 1
-                                                                     : last + 1;
-    bool found = scan_for_header(f, from, 0, &at);
+    bool found = last == off || last + ETL_BUF_HEADER_SIZE >= off
+                     ? scan_for_header(f, off + 1, 0, &at)
+                     : scan_past(f, last, 0, &at);
     if (!found && zeros_to_end(f, off)) {
         say_zero_tail(f, off);
         return INDEX_END;
@@ -1256,8 +1273,8 @@ static bool index_realign(struct etl_file *f, const struct etl_buffer *b, enum i
     uint64_t last = le ? ETL_ENT_OFFSET(le) : 0;
     bool inside = le && f->nents > f->walked && f->index_last == last + 1 &&
                   last + f->hdr.buffer_size == off;
-    if (!scan_for_header(f, inside ? last + 1 : off + 1, f->hdr.buffer_size,
-                         &at)) {
+    if (!(inside ? scan_past(f, last, f->hdr.buffer_size, &at)
+                 : scan_for_header(f, off + 1, f->hdr.buffer_size, &at))) {
         f->realign_failed = true;
         return false;
     }
