@@ -450,6 +450,28 @@ expect "compressed copy cut in its header buffer, then the trace" 1 "$etldump" -
 cut -d, -f1-11 "$tmp/out" > "$tmp/got.csv"
 check "compressed copy cut in its header buffer: the events of the trace" cmp -s "$tmp/want.csv" "$tmp/got.csv"
 rm -f "$tmp/got.csv"
+# A copy cut short, then a trace of other buffers (another size, or
+# compressed): the second trace's buffers were looked for at the first's
+# size alone, and every one of its events was lost (a problem at each
+# place); a buffer cut short by the end of the file held the second trace
+# whole. Another trace's header buffer is found whatever its size, inside
+# the buffer before or the one the file ends in, and its buffers read with
+# the bounds its logfile header gives: every event of the second trace is
+# read (with the first's clock, as said).
+"$top/build/mktrace" --quiet --encoding=cswitch --buffer-size=65536 --cpus=2 --switches=4000 --seed=4 "$tmp/big64.etl" - ||
+    echo "cli: FAIL: mktrace --buffer-size=65536"
+mixed=$top/samples/mixed-x86-circular-compressed.etl
+for pair in "$demo 20000 $mixed" "$demo 20000 $tmp/big64.etl" "$tmp/big64.etl 100000 $demo" "$tmp/big64.etl 70000 $mixed"; do
+    set -- $pair
+    { head -c "$2" "$1"; cat "$3"; } > "$tmp/pair.etl"
+    "$etldump" -f csv --events=all --no-fields "$3" | cut -d, -f1-11 | sort > "$tmp/want.csv"
+    expect "$(basename "$1") cut at $2, then $(basename "$3")" 1 "$etldump" -f csv --events=all --no-fields "$tmp/pair.etl"
+    cut -d, -f1-11 "$tmp/out" | sort > "$tmp/got.csv"
+    check "$(basename "$1") cut at $2, then $(basename "$3"): every event of the second" \
+        sh -c "[ -z \"\$(comm -23 '$tmp/want.csv' '$tmp/got.csv')\" ]"
+    check "$(basename "$1") cut at $2, then $(basename "$3"): the second said" grep -q "warning: a second header buffer, at offset 0x[0-9a-f]* (a second trace?)" "$tmp/err"
+done
+rm -f "$tmp/pair.etl" "$tmp/big64.etl" "$tmp/want.csv" "$tmp/got.csv"
 # The first buffer's flags with COMPRESSED set (one bit): the buffer of the
 # logfile header never is compressed; said, and read as it is (before, the
 # file was "not an ETL file"), from a file and from a pipe.

@@ -357,6 +357,34 @@ static bool logfile_parse(const uint8_t *mem, size_t n, struct etl_event *ev,
            etl_parse_logfile(ev, hdr);
 }
 
+/* Whether logfile header hdr has a possible buffer size, number of
+ * processors and pointer size (bytes that merely parse as one seldom do). */
+static bool logfile_plausible(const struct etl_logfile *hdr)
+{
+    return hdr->buffer_size >= ETL_BUF_HEADER_SIZE && hdr->buffer_size <= ETL_MAX_BUFFER_SIZE &&
+           hdr->cpus >= 1 && hdr->cpus <= ETL_MAX_CPUS &&
+           (hdr->pointer_size == 4 || hdr->pointer_size == 8);
+}
+
+/* Reads into *hdr the logfile header of the header buffer at off: its first
+ * record's header first, a system header (§3.3) of HookId 0 whose size
+ * says how much more to read. False when there is none. */
+static bool read_logfile_at(const struct etl_file *f, uint64_t off, struct etl_logfile *hdr)
+{
+    uint8_t h[ETL_BUF_HEADER_SIZE + 8];
+    if (read_upto(f, h, sizeof h, off) != sizeof h)
+        return false;
+    const uint8_t *r = h + ETL_BUF_HEADER_SIZE;
+    if ((r[2] != 1 && r[2] != 2) || (r[3] & 0xC0) != 0xC0 || etl_le16(r + 6) != 0)
+        return false;
+    size_t n = ETL_BUF_HEADER_SIZE + etl_le16(r + 4);
+    uint8_t *mem = malloc(n);
+    struct etl_event ev;
+    bool yes = mem && read_upto(f, mem, n, off) == n && logfile_parse(mem, n, &ev, hdr);
+    free(mem);
+    return yes;
+}
+
 /* Whether the n bytes at mem, the whole of a file, end inside the record
  * of a logfile header that begins at the first event (§4): its trace
  * header's first eight bytes there, a system header's type and marker
@@ -392,9 +420,7 @@ static size_t find_logfile(const uint8_t *mem, size_t avail, size_t from, size_t
             continue;
         struct etl_event ev;
         size_t n = logfile_span(avail - o);
-        if (n && logfile_parse(mem + o, n, &ev, hdr) && hdr->buffer_size >= ETL_BUF_HEADER_SIZE &&
-            hdr->buffer_size <= ETL_MAX_BUFFER_SIZE && hdr->cpus >= 1 && hdr->cpus <= ETL_MAX_CPUS &&
-            (hdr->pointer_size == 4 || hdr->pointer_size == 8))
+        if (n && logfile_parse(mem + o, n, &ev, hdr) && logfile_plausible(hdr))
             return o;
     }
     return 0;
@@ -717,15 +743,39 @@ static bool find_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b
     return true;
 }
 
+/* What a strong buffer header may be (zmost, cpus_most, zstrict) and the
+ * largest buffer loaded (max_buf) widened to the buffers of the trace
+ * whose header buffer is at off, when it holds a logfile header: its
+ * buffers follow in the file (two traces put together), read with the
+ * first's bounds. A trace of compressed buffers of 64 KiB after a cut
+ * copy of one of 8 KiB lost every buffer ("compressed buffer claims 22192
+ * bytes: buffer skipped"). */
+static void widen_for_trace(struct etl_file *f, uint64_t off)
+{
+    struct etl_logfile hdr;
+    if (!read_logfile_at(f, off, &hdr) || !logfile_plausible(&hdr))
+        return;
+    if (hdr.buffer_size > f->zmost)
+        f->zmost = hdr.buffer_size;
+    if (hdr.buffer_size > f->max_buf)
+        f->max_buf = hdr.buffer_size;
+    if (hdr.cpus > f->cpus_most)
+        f->cpus_most = hdr.cpus;
+    if (!(hdr.log_file_mode & MODE_COMPRESSED))
+        f->zstrict = false;
+}
+
 /* find_repeat for buffer b, the index's entry i; a header buffer other
  * than the file's first and not a repeat is noted: a file holding two
  * traces (two files put together). */
 static bool check_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b)
 {
     bool ok = find_repeat(f, i, b);
-    if (i > 0 && b->type == ETL_BUF_TYPE_HEADER && !ETL_ENT_REPEAT(&f->ents[i]) &&
-        !f->other_header)
-        f->other_header = b->offset + 1;
+    if (i > 0 && b->type == ETL_BUF_TYPE_HEADER && !ETL_ENT_REPEAT(&f->ents[i])) {
+        if (!f->other_header)
+            f->other_header = b->offset + 1;
+        widen_for_trace(f, b->offset);
+    }
     return ok;
 }
 
@@ -917,25 +967,12 @@ static bool stride_is_right(const struct etl_file *f, const struct etl_buffer *b
            n.cpu < ETL_MAX_CPUS;
 }
 
-/* Whether the header buffer at off holds a logfile header (§4): another
- * trace begins there. */
+/* Whether the header buffer at off holds a logfile header (§4) of
+ * possible values: another trace begins there. */
 static bool holds_logfile(const struct etl_file *f, uint64_t off)
 {
-    /* Its first record's header first: a system header (§3.3) of HookId
-     * 0, whose size says how much more to read. */
-    uint8_t h[ETL_BUF_HEADER_SIZE + 8];
-    if (read_upto(f, h, sizeof h, off) != sizeof h)
-        return false;
-    const uint8_t *r = h + ETL_BUF_HEADER_SIZE;
-    if ((r[2] != 1 && r[2] != 2) || (r[3] & 0xC0) != 0xC0 || etl_le16(r + 6) != 0)
-        return false;
-    size_t n = ETL_BUF_HEADER_SIZE + etl_le16(r + 4);
-    uint8_t *mem = malloc(n);
-    struct etl_event ev;
     struct etl_logfile hdr;
-    bool yes = mem && read_upto(f, mem, n, off) == n && logfile_parse(mem, n, &ev, &hdr);
-    free(mem);
-    return yes;
+    return read_logfile_at(f, off, &hdr) && logfile_plausible(&hdr);
 }
 
 /* Whether the bytes at h, at offset off past the file's start, are the
@@ -954,14 +991,17 @@ static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off
                         uint32_t want)
 {
     uint32_t size = etl_le32(h + BH_BUFFER_SIZE);
-    if ((want && size != want) || size < ETL_BUF_HEADER_SIZE || size > ETL_MAX_BUFFER_SIZE ||
-        (etl_le16(h + BH_FLAG) & ~ETL_BUF_FLAGS_KNOWN) || etl_le16(h + BH_TYPE) > ETL_BUF_TYPE_LAST)
+    /* Of another size than want, only another trace's header buffer. */
+    bool other = want && size != want;
+    if ((other && etl_le16(h + BH_TYPE) != ETL_BUF_TYPE_HEADER) || size < ETL_BUF_HEADER_SIZE ||
+        size > ETL_MAX_BUFFER_SIZE || (etl_le16(h + BH_FLAG) & ~ETL_BUF_FLAGS_KNOWN) ||
+        etl_le16(h + BH_TYPE) > ETL_BUF_TYPE_LAST)
         return 0;
     struct etl_buffer b;
     etl_decode_buffer_header(h, off, &b);
     return header_strong(f, &b) && b.size <= f->file_size - off &&
                    leads_on(f, off + b.size, false) &&
-                   (want || b.type != ETL_BUF_TYPE_HEADER || holds_logfile(f, off))
+                   ((want && !other) || b.type != ETL_BUF_TYPE_HEADER || holds_logfile(f, off))
                ? 1
                : -1;
 }
@@ -1086,12 +1126,59 @@ static bool scan_past(const struct etl_file *f, uint64_t last, uint32_t want, ui
     return scan_for_header(f, last + ETL_BUF_HEADER_SIZE, want, at);
 }
 
+/* Whether another trace's header buffer (BufferType 4, holding a logfile
+ * header of possible values) begins in the bytes from just past off to the
+ * end of the file; its offset in *at. Only such a one is looked for: the
+ * data of a buffer cut short holds other bytes that pass for headers. */
+static bool trace_inside(const struct etl_file *f, uint64_t off, uint64_t *at)
+{
+    uint8_t chunk[INDEX_CHUNK];
+    uint64_t c = off + 1;
+    unsigned tries = 0;
+    while (c < f->file_size && f->file_size - c >= ETL_BUF_HEADER_SIZE + 8) {
+        uint64_t left = f->file_size - c;
+        size_t n = read_upto(f, chunk, left < sizeof chunk ? (size_t)left : sizeof chunk, c);
+        if (n < ETL_BUF_HEADER_SIZE + 8)
+            return false;
+        for (size_t i = 0; i + ETL_BUF_HEADER_SIZE + 8 <= n; i++) {
+            const uint8_t *b = chunk + i, *r = b + ETL_BUF_HEADER_SIZE;
+            if (etl_le16(b + BH_TYPE) != ETL_BUF_TYPE_HEADER || (r[2] != 1 && r[2] != 2) ||
+                (r[3] & 0xC0) != 0xC0 || etl_le16(r + 6) != 0)
+                continue;
+            if (holds_logfile(f, c + i)) {
+                *at = c + i;
+                return true;
+            }
+            if (++tries > SCAN_TRIES)
+                return false;
+        }
+        c += n - (ETL_BUF_HEADER_SIZE + 8) + 1;
+    }
+    return false;
+}
+
 /* Indexes buffer b, whose header is at f->index_at, and moves index_at
  * past it; resized when its size is the index's, not its header's. */
 static enum index_step index_add(struct etl_file *f, struct etl_buffer *b, bool resized)
 {
-    uint64_t off = f->index_at, left = f->file_size - off;
-    if (b->size > left) {
+    uint64_t off = f->index_at, left = f->file_size - off, at;
+    if (b->size > left && trace_inside(f, off, &at)) {
+        /* Not cut short by the end of the file: another trace begins
+         * inside it (a copy cut there, a trace of larger buffers after
+         * it). */
+        if (at - off < ETL_BUF_HEADER_SIZE) {
+            etl_report(f, off, "buffer header cut short by a buffer header, at offset 0x%llx: "
+                       "its %llu bytes are no buffer", (unsigned long long)at,
+                       (unsigned long long)(at - off));
+            f->index_at = at;
+            return INDEX_SKIPPED;
+        }
+        etl_report(f, off, "buffer size %u runs past a buffer header, at offset 0x%llx: read as "
+                   "%llu bytes", (unsigned)b->size, (unsigned long long)at,
+                   (unsigned long long)(at - off));
+        b->size = (uint32_t)(at - off);
+        resized = true;
+    } else if (b->size > left) {
         etl_report(f, off, "buffer of %u bytes is truncated: the file ends after %llu",
                    (unsigned)b->size, (unsigned long long)left);
         b->size = (uint32_t)left;
@@ -1261,18 +1348,21 @@ static bool index_realign(struct etl_file *f, const struct etl_buffer *b, enum i
         return true;
     }
     uint8_t h[ETL_BUF_HEADER_SIZE];
-    if (f->realign_failed || next >= f->file_size ||
-        (read_upto(f, h, sizeof h, next) == sizeof h && strong_at(f, h, next) &&
-         etl_le32(h + BH_BUFFER_SIZE) == f->hdr.buffer_size))
+    if (f->realign_failed ||
+        (next < f->file_size && read_upto(f, h, sizeof h, next) == sizeof h &&
+         strong_at(f, h, next) && etl_le32(h + BH_BUFFER_SIZE) == f->hdr.buffer_size))
         return false;
     /* From inside the last buffer when it ends here and no walk has read
      * it: a header found in it cuts it there (a copy cut short inside that
      * buffer, the next buffers off the stride: their header buffer lies
-     * there). */
+     * there). At the file's last place, that alone (a trace of smaller
+     * buffers after the cut copy, read at the copy's size, was lost). */
     const struct etl_bufent *le = f->nents ? &f->ents[f->nents - 1] : NULL;
     uint64_t last = le ? ETL_ENT_OFFSET(le) : 0;
     bool inside = le && f->nents > f->walked && f->index_last == last + 1 &&
                   last + f->hdr.buffer_size == off;
+    if (next >= f->file_size && !inside)
+        return false;
     if (!(inside ? scan_past(f, last, f->hdr.buffer_size, &at)
                  : scan_for_header(f, off + 1, f->hdr.buffer_size, &at))) {
         f->realign_failed = true;
