@@ -408,13 +408,18 @@ check "copy cut in its logfile header: the events of the trace" cmp -s "$tmp/dem
 # was read as the tail of the cut buffer, or swallowed by the false one,
 # and lost with the trace's second buffer. The cut buffer is now read up to
 # the header buffer: the events are the trace's.
-rdpc=$top/samples/ready-dpc.etl
-"$etldump" -f csv --events=all --no-fields "$rdpc" | cut -d, -f1-11 > "$tmp/want.csv"
-for c in 73624 81384; do
-    { head -c $c "$rdpc"; cat "$rdpc"; } > "$tmp/cutcat.etl"
-    expect "copy cut $c bytes in, then the trace" 1 "$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl"
+# cut_then_whole NAME FILE CUT: FILE cut at byte CUT, FILE whole after it,
+# read with status 1 and the events of FILE alone (their first 11 columns:
+# the offsets move).
+cut_then_whole() {
+    "$etldump" -f csv --events=all --no-fields "$2" | cut -d, -f1-11 > "$tmp/want.csv"
+    { head -c "$3" "$2"; cat "$2"; } > "$tmp/cutcat.etl"
+    expect "$1" 1 "$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl"
     cut -d, -f1-11 "$tmp/out" > "$tmp/got.csv"
-    check "copy cut $c bytes in, then the trace: the events of the trace" cmp -s "$tmp/want.csv" "$tmp/got.csv"
+    check "$1: the events of the trace" cmp -s "$tmp/want.csv" "$tmp/got.csv"
+}
+for c in 73624 81384; do
+    cut_then_whole "copy cut $c bytes in, then the trace" "$top/samples/ready-dpc.etl" $c
 done
 # A copy cut inside a buffer's header, the trace after it: the header read
 # there is made of the cut one's first bytes and the trace's (its flags a
@@ -434,21 +439,12 @@ for c in 10 40; do
 done
 check "copy cut into a buffer header: said" sh -c "[ \$(grep -vc warning '$tmp/err') -eq 1 ] && grep -q 'cutcat.etl: offset 0x2000: buffer header cut short by a buffer header, at offset 0x2028: its 40 bytes are no buffer\$' '$tmp/err'"
 mixed=$top/samples/mixed-x86-circular-compressed.etl
-"$etldump" -f csv --events=all --no-fields "$mixed" | cut -d, -f1-11 > "$tmp/want.csv"
-{ head -c 3493 "$mixed"; cat "$mixed"; } > "$tmp/cutcat.etl"
-expect "compressed copy cut into a buffer header, then the trace" 1 "$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl"
-cut -d, -f1-11 "$tmp/out" > "$tmp/got.csv"
-check "compressed copy cut into a buffer header: the events of the trace" cmp -s "$tmp/want.csv" "$tmp/got.csv"
+cut_then_whole "compressed copy cut into a buffer header, then the trace" "$mixed" 3493
 # A compressed trace's copy cut in its header buffer, the trace after it:
 # a scan for the next buffer stopped at no header buffer, and the trace's
 # was read as part of the cut one (its events lost); one that holds a
 # logfile header now ends the cut buffer.
-mixed=$top/samples/mixed-x86-circular-compressed.etl
-"$etldump" -f csv --events=all --no-fields "$mixed" | cut -d, -f1-11 > "$tmp/want.csv"
-{ head -c 400 "$mixed"; cat "$mixed"; } > "$tmp/cutcat.etl"
-expect "compressed copy cut in its header buffer, then the trace" 1 "$etldump" -f csv --events=all --no-fields "$tmp/cutcat.etl"
-cut -d, -f1-11 "$tmp/out" > "$tmp/got.csv"
-check "compressed copy cut in its header buffer: the events of the trace" cmp -s "$tmp/want.csv" "$tmp/got.csv"
+cut_then_whole "compressed copy cut in its header buffer, then the trace" "$mixed" 400
 rm -f "$tmp/got.csv"
 # A copy cut short, then a trace of other buffers (another size, or
 # compressed): the second trace's buffers were looked for at the first's
