@@ -468,6 +468,20 @@ for pair in "$demo 20000 $mixed" "$demo 20000 $tmp/big64.etl" "$tmp/big64.etl 10
     check "$(basename "$1") cut at $2, then $(basename "$3"): the second said" grep -q "warning: a second header buffer, at offset 0x[0-9a-f]* (a second trace?)" "$tmp/err"
 done
 rm -f "$tmp/pair.etl" "$tmp/big64.etl" "$tmp/want.csv" "$tmp/got.csv"
+# A byte of a compressed buffer's data damaged so that decoding stops (a
+# match reaching before the output's start): the buffer was skipped; the
+# bytes it gave before that are its start, and their records are read (the
+# first ten of the buffer at 0x400, the eleventh cut there).
+mixed=$top/samples/mixed-x86-circular-compressed.etl
+cp "$mixed" "$tmp/zdmg.etl"
+printf '\377' | dd of="$tmp/zdmg.etl" bs=1 seek=1396 conv=notrunc 2>/dev/null
+"$etldump" -f csv --events=all --no-fields "$mixed" | awk -F, '$13 == 1024' > "$tmp/want.csv"
+expect "compressed data damaged" 1 "$etldump" -f csv --events=all --no-fields "$tmp/zdmg.etl"
+awk -F, '$13 == 1024' "$tmp/out" > "$tmp/got.csv"
+check "compressed data damaged: the records before the damage read" \
+    sh -c "[ \$(wc -l < '$tmp/got.csv') -eq 10 ] && head -n 10 '$tmp/want.csv' | cmp -s - '$tmp/got.csv'"
+check "compressed data damaged: said" grep -q "zdmg.etl: offset 0x573: compressed buffer does not decompress (match distance before start of output): the 479 bytes it gives before that are read\$" "$tmp/err"
+rm -f "$tmp/zdmg.etl" "$tmp/want.csv" "$tmp/got.csv"
 # The first buffer's flags with COMPRESSED set (one bit): the buffer of the
 # logfile header never is compressed; said, and read as it is (before, the
 # file was "not an ETL file"), from a file and from a pipe.

@@ -46,6 +46,7 @@ struct slot {
     size_t cap;
     enum etl_lz77_status st;
     size_t used;
+    size_t made;               /* bytes of output it produced */
 };
 
 struct etl_ahead {
@@ -118,7 +119,7 @@ static void *helper_main(void *arg)
             pthread_cond_wait(&a->cv, &a->mu);
             continue;
         }
-        *s = (struct slot){ a->next, S_WORKING, false, z, zlen, out, s->mem, s->cap, 0, 0 };
+        *s = (struct slot){ a->next, S_WORKING, false, z, zlen, out, s->mem, s->cap, 0, 0, 0 };
         a->next++;
         pthread_mutex_unlock(&a->mu);
         size_t need = ETL_BUF_HEADER_SIZE + out;
@@ -130,7 +131,8 @@ static void *helper_main(void *arg)
             }
         }
         if (s->cap >= need) {
-            s->st = etl_lz77_decompress(z, zlen, s->mem + ETL_BUF_HEADER_SIZE, out, &s->used);
+            s->st = etl_lz77_decompress_made(z, zlen, s->mem + ETL_BUF_HEADER_SIZE, out,
+                                             &s->used, &s->made);
             s->ok = true;
         }
         pthread_mutex_lock(&a->mu);
@@ -199,7 +201,7 @@ bool etl_ahead_start(const struct etl_file *f, unsigned threads, struct etl_ahea
 
 bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zlen,
                     size_t out, uint8_t **mem, size_t *cap, enum etl_lz77_status *st,
-                    size_t *used)
+                    size_t *used, size_t *made)
 {
     pthread_mutex_lock(&a->mu);
     if (idx + 1 > a->taken)
@@ -228,6 +230,7 @@ bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zl
             mine->cap = c;
             *st = mine->st;
             *used = mine->used;
+            *made = mine->made;
             got = true;
         }
         mine->state = S_FREE;

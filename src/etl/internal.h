@@ -177,7 +177,8 @@ void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buff
  * buffer of index entry idx, zlen bytes at z into out bytes: true when a
  * helper did it already (waiting for one that is at it), the result then
  * swapped into *mem (cap *cap, the decompressed bytes from
- * ETL_BUF_HEADER_SIZE on) with its status and input bytes used; false when
+ * ETL_BUF_HEADER_SIZE on) with its status, input bytes used and output
+ * bytes made (etl_lz77_decompress_made); false when
  * the reader must decompress it. etl_ahead_stop joins the helpers and
  * frees everything (NULL is allowed); false when a helper ran out of
  * memory (the reader did its buffers, and the run ends as out of memory). */
@@ -186,7 +187,7 @@ struct etl_ahead;
 bool etl_ahead_start(const struct etl_file *f, unsigned threads, struct etl_ahead **out);
 bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zlen,
                     size_t out, uint8_t **mem, size_t *cap, enum etl_lz77_status *st,
-                    size_t *used);
+                    size_t *used, size_t *made);
 bool etl_ahead_stop(struct etl_ahead *a);
 
 /* Decodes the header h of the buffer of index entry e into b, with the

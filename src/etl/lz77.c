@@ -88,6 +88,13 @@ enum etl_lz77_status etl_lz77_decompress(const uint8_t *in, size_t in_len,
                                          uint8_t *out, size_t out_len,
                                          size_t *in_used)
 {
+    return etl_lz77_decompress_made(in, in_len, out, out_len, in_used, NULL);
+}
+
+enum etl_lz77_status etl_lz77_decompress_made(const uint8_t *in, size_t in_len,
+                                              uint8_t *out, size_t out_len,
+                                              size_t *in_used, size_t *out_made)
+{
     size_t ip = 0;           /* input position */
     size_t op = 0;           /* output position */
     size_t stop = 0;         /* input offset reported on failure */
@@ -211,6 +218,8 @@ enum etl_lz77_status etl_lz77_decompress(const uint8_t *in, size_t in_len,
 
     if (in_used != NULL)
         *in_used = st == ETL_LZ77_OK ? ip : stop;
+    if (out_made != NULL)
+        *out_made = op;
     return st;
 }
 

@@ -24,6 +24,13 @@ enum etl_lz77_status etl_lz77_decompress(const uint8_t *in, size_t in_len,
                                          uint8_t *out, size_t out_len,
                                          size_t *in_used);
 
+/* etl_lz77_decompress, also giving in *out_made (may be NULL) the bytes of
+ * out produced: out_len on success, else those written before decoding
+ * stopped (what damaged input left of the buffer, its start sound). */
+enum etl_lz77_status etl_lz77_decompress_made(const uint8_t *in, size_t in_len,
+                                              uint8_t *out, size_t out_len,
+                                              size_t *in_used, size_t *out_made);
+
 /* Returns a short static English description of a status code. */
 const char *etl_lz77_strerror(enum etl_lz77_status st);
 

@@ -2068,20 +2068,30 @@ static bool inflate_buffer(struct etl_file *f, const struct etl_bufent *e,
     const uint8_t *z = buffer_bytes(f, b, b->size, l);
     if (!z)
         return false;
-    size_t used = 0;
+    size_t used = 0, made = 0;
     enum etl_lz77_status st;
     size_t idx = (size_t)(e - f->ents); /* e is an entry of f's index */
     if (!f->ahead || idx >= f->nents ||
         !etl_ahead_take(f->ahead, idx, z + ETL_BUF_HEADER_SIZE, b->size - ETL_BUF_HEADER_SIZE,
-                        out - ETL_BUF_HEADER_SIZE, &l->mem, &l->cap, &st, &used))
-        st = etl_lz77_decompress(z + ETL_BUF_HEADER_SIZE, b->size - ETL_BUF_HEADER_SIZE,
-                                 l->mem + ETL_BUF_HEADER_SIZE, out - ETL_BUF_HEADER_SIZE, &used);
+                        out - ETL_BUF_HEADER_SIZE, &l->mem, &l->cap, &st, &used, &made))
+        st = etl_lz77_decompress_made(z + ETL_BUF_HEADER_SIZE, b->size - ETL_BUF_HEADER_SIZE,
+                                      l->mem + ETL_BUF_HEADER_SIZE, out - ETL_BUF_HEADER_SIZE,
+                                      &used, &made);
     memcpy(l->mem, z, ETL_BUF_HEADER_SIZE);
-    if (st != ETL_LZ77_OK) {
+    if (st != ETL_LZ77_OK && made == 0) {
         etl_report(f, b->offset + ETL_BUF_HEADER_SIZE + used,
                    "compressed buffer does not decompress (%s): buffer skipped",
                    etl_lz77_strerror(st));
         return false;
+    }
+    if (st != ETL_LZ77_OK) {
+        /* What came out before decoding stopped is the buffer's start: its
+         * records are read, up to one cut there (said as it is met).
+         * Before, the whole buffer was skipped for a damaged byte. */
+        etl_report(f, b->offset + ETL_BUF_HEADER_SIZE + used,
+                   "compressed buffer does not decompress (%s): the %zu bytes it gives "
+                   "before that are read", etl_lz77_strerror(st), made);
+        out = ETL_BUF_HEADER_SIZE + made;
     }
     l->bytes = l->mem;
     l->end = out;

@@ -515,15 +515,19 @@ static void check_prefixes(const uint8_t *comp, size_t clen, const uint8_t *data
         /* Copy the prefix to its own allocation so ASan sees any overread. */
         uint8_t *pre = xmalloc(k);
         memcpy(pre, comp, k);
-        size_t used = (size_t)-1;
-        enum etl_lz77_status st = etl_lz77_decompress(pre, k, out, n, &used);
+        size_t used = (size_t)-1, made = (size_t)-1;
+        enum etl_lz77_status st = etl_lz77_decompress_made(pre, k, out, n, &used, &made);
         if (k < need) {
             ck_assert_msg(st == ETL_LZ77_TRUNCATED, "prefix %zu: %s", k,
                           etl_lz77_strerror(st));
             ck_assert_uint_le(used, k);
+            /* What it made before stopping is the data's start. */
+            ck_assert_uint_lt(made, n);
+            ck_assert(memcmp(out, data, made) == 0);
         } else {
             ck_assert_int_eq(st, ETL_LZ77_OK);
             ck_assert_uint_eq(used, need);
+            ck_assert_uint_eq(made, n);
             ck_assert(memcmp(out, data, n) == 0);
         }
         free(pre);
