@@ -457,7 +457,7 @@ rm -f "$tmp/got.csv"
 "$top/build/mktrace" --quiet --encoding=cswitch --buffer-size=65536 --cpus=2 --switches=4000 --seed=4 "$tmp/big64.etl" - ||
     echo "cli: FAIL: mktrace --buffer-size=65536"
 mixed=$top/samples/mixed-x86-circular-compressed.etl
-for pair in "$demo 20000 $mixed" "$demo 20000 $tmp/big64.etl" "$tmp/big64.etl 100000 $demo" "$tmp/big64.etl 70000 $mixed"; do
+for pair in "$demo 20000 $mixed" "$demo 20000 $tmp/big64.etl" "$tmp/big64.etl 100000 $demo" "$tmp/big64.etl 70000 $mixed" "$tmp/big64.etl 65546 $demo"; do
     set -- $pair
     { head -c "$2" "$1"; cat "$3"; } > "$tmp/pair.etl"
     "$etldump" -f csv --events=all --no-fields "$3" | cut -d, -f1-11 | sort > "$tmp/want.csv"
@@ -467,6 +467,9 @@ for pair in "$demo 20000 $mixed" "$demo 20000 $tmp/big64.etl" "$tmp/big64.etl 10
         sh -c "[ -z \"\$(comm -23 '$tmp/want.csv' '$tmp/got.csv')\" ]"
     check "$(basename "$1") cut at $2, then $(basename "$3"): the second said" grep -q "warning: a second header buffer, at offset 0x[0-9a-f]* (a second trace?)" "$tmp/err"
 done
+# The last: cut 10 bytes into the buffer the file then ends in, those 10
+# bytes no buffer.
+check "big64.etl cut at 65546, then demo-compact.etl: the fragment said" grep -q "pair.etl: offset 0x10000: buffer header cut short by a buffer header, at offset 0x1000a: its 10 bytes are no buffer\$" "$tmp/err"
 rm -f "$tmp/pair.etl" "$tmp/big64.etl" "$tmp/want.csv" "$tmp/got.csv"
 # A byte of a compressed buffer's data damaged so that decoding stops (a
 # match reaching before the output's start): the buffer was skipped; the

@@ -230,18 +230,15 @@ bool etl_map_faster(const struct etl_file *f);
  * by copying says so where a read comes short). */
 void etl_check_shrunk(struct etl_file *f);
 
-/* Where the records of a buffer (its bytes up to end) go on after a
- * damaged one at offset bad: the first place past it, as records are
- * aligned, from which records follow one another soundly to the end of
- * the buffer's events, their times not going back from the latest of the
- * records before bad nor from one to the next; 0 when there is none (or
- * the search took too long). */
-size_t etl_resync(const uint8_t *buf, size_t end, size_t bad);
-
-/* Reports a damaged record at offset off of buffer b: the bytes up to
- * resume skipped (etl_resync), or the rest of the buffer when resume is 0. */
-void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
-                           size_t off, const char *why, size_t resume);
+/* Reports a damaged record at offset off of buffer b, whose bytes up to
+ * end are at buf, and returns where its records go on: the first place
+ * past it, as records are aligned, from which records follow one another
+ * soundly to the end of the buffer's events, their times not going back
+ * from the latest of the records before it nor from one to the next (the
+ * bytes up to there said skipped); 0 when there is none, or the search
+ * took too long (the rest of the buffer said skipped). */
+size_t etl_bad_record(struct etl_file *f, const struct etl_buffer *b, const uint8_t *buf,
+                      size_t end, size_t off, const char *why);
 
 /* Fills the buffer fields of an event read from buffer b. */
 static inline void etl_event_in_buffer(struct etl_event *ev, const struct etl_buffer *b)

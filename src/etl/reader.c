@@ -366,24 +366,47 @@ static bool logfile_plausible(const struct etl_logfile *hdr)
            (hdr->pointer_size == 4 || hdr->pointer_size == 8);
 }
 
-/* Reads into *hdr the logfile header of the header buffer at off: its first
- * record's header first, a system header (§3.3) of HookId 0 whose size
- * says how much more to read. False when there is none. */
-static bool read_logfile_at(const struct etl_file *f, uint64_t off, struct etl_logfile *hdr)
+/* Whether the 8 bytes at r begin a logfile header's record (§4): a system
+ * header's type and marker (§3.3), of HookId 0. */
+static bool logfile_record_at(const uint8_t *r)
 {
-    uint8_t h[ETL_BUF_HEADER_SIZE + 8];
-    if (read_upto(f, h, sizeof h, off) != sizeof h)
+    return (r[2] == 1 || r[2] == 2) && (r[3] & 0xC0) == 0xC0 && etl_le16(r + 6) == 0;
+}
+
+/* Bytes that show whether a header buffer begins at a place, before its
+ * logfile header is read (header_buffer_start). */
+#define TRACE_START_BYTES (ETL_BUF_HEADER_SIZE + 8)
+
+/* Whether the TRACE_START_BYTES at b may begin a header buffer: BufferType
+ * 4, a possible size, known flags, and a logfile header's record first. */
+static bool header_buffer_start(const uint8_t *b)
+{
+    uint32_t size = etl_le32(b + BH_BUFFER_SIZE);
+    return etl_le16(b + BH_TYPE) == ETL_BUF_TYPE_HEADER && size >= ETL_BUF_HEADER_SIZE &&
+           size <= ETL_MAX_BUFFER_SIZE && !(etl_le16(b + BH_FLAG) & ~ETL_BUF_FLAGS_KNOWN) &&
+           logfile_record_at(b + ETL_BUF_HEADER_SIZE);
+}
+
+/* Whether another trace begins at off: a header buffer there
+ * (header_buffer_start) whose logfile header, read into *hdr (its record
+ * alone, as long as its size says), has possible values
+ * (logfile_plausible). */
+static bool trace_at(const struct etl_file *f, uint64_t off, struct etl_logfile *hdr)
+{
+    uint8_t h[TRACE_START_BYTES];
+    if (read_upto(f, h, sizeof h, off) != sizeof h || !header_buffer_start(h))
         return false;
-    const uint8_t *r = h + ETL_BUF_HEADER_SIZE;
-    if ((r[2] != 1 && r[2] != 2) || (r[3] & 0xC0) != 0xC0 || etl_le16(r + 6) != 0)
-        return false;
-    size_t n = ETL_BUF_HEADER_SIZE + etl_le16(r + 4);
+    size_t n = ETL_BUF_HEADER_SIZE + etl_le16(h + ETL_BUF_HEADER_SIZE + 4);
     uint8_t *mem = malloc(n);
     struct etl_event ev;
-    bool yes = mem && read_upto(f, mem, n, off) == n && logfile_parse(mem, n, &ev, hdr);
+    bool yes = mem && read_upto(f, mem, n, off) == n && logfile_parse(mem, n, &ev, hdr) &&
+               logfile_plausible(hdr);
     free(mem);
     return yes;
 }
+
+static bool find_trace(const struct etl_file *f, uint64_t from, uint64_t to, uint64_t *at,
+                       struct etl_logfile *hdr);
 
 /* Whether the n bytes at mem, the whole of a file, end inside the record
  * of a logfile header that begins at the first event (§4): its trace
@@ -394,37 +417,12 @@ static bool cut_in_logfile(const uint8_t *mem, size_t n)
     const uint8_t *h = mem + ETL_BUF_HEADER_SIZE;
     if (n < ETL_BUF_HEADER_SIZE + 8)
         return false;
-    return (h[2] == 1 || h[2] == 2) && (h[3] & 0xC0) == 0xC0 && etl_le16(h + 6) == 0 &&
-           etl_le16(h + 4) > n - ETL_BUF_HEADER_SIZE;
+    return logfile_record_at(h) && etl_le16(h + 4) > n - ETL_BUF_HEADER_SIZE;
 }
 
 /* Bytes from the start of a file that is no ETL file at its start looked
- * through for a trace's header buffer (trace_after_junk). */
+ * through for another trace (trace_after_junk). */
 #define JUNK_SCAN (1u << 20)
-
-/* The first offset in [from, to) of the `avail` bytes at mem where a
- * header buffer begins (BufferType 4, a possible size, known flags) whose
- * logfile header parses (into *hdr) with a possible buffer size, number of
- * processors and pointer size; 0 when there is none. A system header
- * (§3.3) of HookId 0 is looked for first. */
-static size_t find_logfile(const uint8_t *mem, size_t avail, size_t from, size_t to,
-                           struct etl_logfile *hdr)
-{
-    for (size_t o = from; o < to && o + ETL_BUF_HEADER_SIZE + 8 <= avail; o++) {
-        const uint8_t *b = mem + o, *h = b + ETL_BUF_HEADER_SIZE;
-        if ((h[2] != 1 && h[2] != 2) || (h[3] & 0xC0) != 0xC0 || etl_le16(h + 6) != 0 ||
-            etl_le16(b + BH_TYPE) != ETL_BUF_TYPE_HEADER ||
-            etl_le32(b + BH_BUFFER_SIZE) < ETL_BUF_HEADER_SIZE ||
-            etl_le32(b + BH_BUFFER_SIZE) > ETL_MAX_BUFFER_SIZE ||
-            (etl_le16(b + BH_FLAG) & ~ETL_BUF_FLAGS_KNOWN))
-            continue;
-        struct etl_event ev;
-        size_t n = logfile_span(avail - o);
-        if (n && logfile_parse(mem + o, n, &ev, hdr) && logfile_plausible(hdr))
-            return o;
-    }
-    return 0;
-}
 
 /* In a file with no logfile header at its start, looks for one in its
  * first JUNK_SCAN bytes (a trace after bytes of something else: carved
@@ -434,41 +432,32 @@ static size_t find_logfile(const uint8_t *mem, size_t avail, size_t from, size_t
  * would then not be the file's. */
 static void trace_after_junk(struct etl_file *f)
 {
-    uint64_t avail = f->file_size < JUNK_SCAN + LOGFILE_SPAN_MAX ? f->file_size
-                                                                 : JUNK_SCAN + LOGFILE_SPAN_MAX;
-    uint8_t *mem = malloc((size_t)avail);
-    if (!mem)
-        return; /* a hint only */
+    uint64_t at;
     struct etl_logfile hdr;
-    size_t o = read_at(f, mem, (size_t)avail, 0) ? find_logfile(mem, (size_t)avail, 1,
-                                                                JUNK_SCAN, &hdr)
-                                                 : 0;
-    if (o)
-        etl_warn(f, "a trace's header buffer is at offset 0x%zx, after %zu bytes that begin "
-                 "no trace: tail -c +%zu gives the trace", o, o, o + 1);
-    free(mem);
+    if (find_trace(f, 1, JUNK_SCAN, &at, &hdr))
+        etl_warn(f, "a trace's header buffer is at offset 0x%llx, after %llu bytes that "
+                 "begin no trace: tail -c +%llu gives the trace", (unsigned long long)at,
+                 (unsigned long long)at, (unsigned long long)(at + 1));
 }
 
-/* The logfile header at the start of the n bytes at mem (a file's first),
- * whose record ev was parsed into f->hdr, may be cut short by another
- * trace's header buffer inside that record (a copy cut in its first few
- * hundred bytes, the trace after it): its fields past the cut are that
- * trace's bytes (its BufferSize, its processors), and the index would
- * step through the file by them. That trace's logfile header is then
- * read instead, said: the buffer at 0, cut there, is read as the index
- * finds it. A copy cut 100 bytes in, the demo trace after it, read 1 of
- * its 800 switches. */
-static void logfile_cut_by_trace(struct etl_file *f, const uint8_t *mem, size_t n,
-                                 const struct etl_event *ev)
+/* The logfile header at the start of the file, whose record ev was parsed
+ * into f->hdr, may be cut short by another trace's header buffer inside
+ * that record (a copy cut in its first few hundred bytes, the trace after
+ * it): its fields past the cut are that trace's bytes (its BufferSize,
+ * its processors), and the index would step through the file by them.
+ * That trace's logfile header is then read instead, said: the buffer at 0,
+ * cut there, is read as the index finds it. A copy cut 100 bytes in, the
+ * demo trace after it, read 1 of its 800 switches. */
+static void logfile_cut_by_trace(struct etl_file *f, const struct etl_event *ev)
 {
+    uint64_t at;
     struct etl_logfile hdr;
-    size_t end = ETL_BUF_HEADER_SIZE + ev->size;
-    size_t o = find_logfile(mem, n, 1, end < n ? end : n, &hdr);
-    if (!o)
+    if (!find_trace(f, 1, ETL_BUF_HEADER_SIZE + (uint64_t)ev->size, &at, &hdr))
         return;
     f->hdr = hdr;
     etl_report(f, ETL_BUF_HEADER_SIZE, "the logfile header is cut short by another trace's "
-               "header buffer, at offset 0x%zx: that one's logfile header is read", o);
+               "header buffer, at offset 0x%llx: that one's logfile header is read",
+               (unsigned long long)at);
 }
 
 /* Reads the header buffer's first record into f->hdr: ETL_OPEN_OK,
@@ -502,7 +491,7 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
         if (st == ETL_OPEN_NOT_ETL)
             trace_after_junk(f);
         if (st == ETL_OPEN_OK)
-            logfile_cut_by_trace(f, mem, n, &ev);
+            logfile_cut_by_trace(f, &ev);
         if (st == ETL_OPEN_OK && f->hdr.name_damage_at)
             etl_report_event(f, &ev, f->hdr.name_damage_at,
                              "logfile header: name without its terminator");
@@ -753,7 +742,7 @@ static bool find_repeat(struct etl_file *f, size_t i, const struct etl_buffer *b
 static void widen_for_trace(struct etl_file *f, uint64_t off)
 {
     struct etl_logfile hdr;
-    if (!read_logfile_at(f, off, &hdr) || !logfile_plausible(&hdr))
+    if (!trace_at(f, off, &hdr))
         return;
     if (hdr.buffer_size > f->zmost)
         f->zmost = hdr.buffer_size;
@@ -967,14 +956,6 @@ static bool stride_is_right(const struct etl_file *f, const struct etl_buffer *b
            n.cpu < ETL_MAX_CPUS;
 }
 
-/* Whether the header buffer at off holds a logfile header (§4) of
- * possible values: another trace begins there. */
-static bool holds_logfile(const struct etl_file *f, uint64_t off)
-{
-    struct etl_logfile hdr;
-    return read_logfile_at(f, off, &hdr) && logfile_plausible(&hdr);
-}
-
 /* Whether the bytes at h, at offset off past the file's start, are the
  * header of a buffer a scan may stop at: strong (header_strong), within
  * the file and leading on (leads_on); of size want when that is not 0 (a
@@ -998,10 +979,11 @@ static int header_found(const struct etl_file *f, const uint8_t *h, uint64_t off
         etl_le16(h + BH_TYPE) > ETL_BUF_TYPE_LAST)
         return 0;
     struct etl_buffer b;
+    struct etl_logfile hdr;
     etl_decode_buffer_header(h, off, &b);
     return header_strong(f, &b) && b.size <= f->file_size - off &&
                    leads_on(f, off + b.size, false) &&
-                   ((want && !other) || b.type != ETL_BUF_TYPE_HEADER || holds_logfile(f, off))
+                   ((want && !other) || b.type != ETL_BUF_TYPE_HEADER || trace_at(f, off, &hdr))
                ? 1
                : -1;
 }
@@ -1116,45 +1098,62 @@ static bool scan_for_header(const struct etl_file *f, uint64_t from, uint32_t wa
  * header found inside it would be its own read askew). */
 static bool scan_past(const struct etl_file *f, uint64_t last, uint32_t want, uint64_t *at)
 {
+    struct etl_logfile hdr;
     if (!scan_for_header(f, last + 1, want, at))
         return false; /* nor past its header */
-    uint8_t h[ETL_BUF_HEADER_SIZE];
-    if (*at >= last + ETL_BUF_HEADER_SIZE ||
-        (read_upto(f, h, sizeof h, *at) == sizeof h &&
-         etl_le16(h + BH_TYPE) == ETL_BUF_TYPE_HEADER && holds_logfile(f, *at)))
+    if (*at >= last + ETL_BUF_HEADER_SIZE || trace_at(f, *at, &hdr))
         return true;
     return scan_for_header(f, last + ETL_BUF_HEADER_SIZE, want, at);
 }
 
-/* Whether another trace's header buffer (BufferType 4, holding a logfile
- * header of possible values) begins in the bytes from just past off to the
- * end of the file; its offset in *at. Only such a one is looked for: the
- * data of a buffer cut short holds other bytes that pass for headers. */
-static bool trace_inside(const struct etl_file *f, uint64_t off, uint64_t *at)
+/* Looks for the first place in [from, to) where another trace begins
+ * (trace_at: a header buffer holding a logfile header of possible values);
+ * true with its offset in *at and its logfile header in *hdr. Only such a
+ * place is looked for: the data of a buffer cut short holds other bytes
+ * that pass for buffer headers. */
+static bool find_trace(const struct etl_file *f, uint64_t from, uint64_t to, uint64_t *at,
+                       struct etl_logfile *hdr)
 {
     uint8_t chunk[INDEX_CHUNK];
-    uint64_t c = off + 1;
+    uint64_t c = from;
     unsigned tries = 0;
-    while (c < f->file_size && f->file_size - c >= ETL_BUF_HEADER_SIZE + 8) {
+    if (to > f->file_size)
+        to = f->file_size;
+    while (c < to && f->file_size - c >= TRACE_START_BYTES) {
         uint64_t left = f->file_size - c;
         size_t n = read_upto(f, chunk, left < sizeof chunk ? (size_t)left : sizeof chunk, c);
-        if (n < ETL_BUF_HEADER_SIZE + 8)
+        if (n < TRACE_START_BYTES)
             return false;
-        for (size_t i = 0; i + ETL_BUF_HEADER_SIZE + 8 <= n; i++) {
-            const uint8_t *b = chunk + i, *r = b + ETL_BUF_HEADER_SIZE;
-            if (etl_le16(b + BH_TYPE) != ETL_BUF_TYPE_HEADER || (r[2] != 1 && r[2] != 2) ||
-                (r[3] & 0xC0) != 0xC0 || etl_le16(r + 6) != 0)
+        for (size_t i = 0; i + TRACE_START_BYTES <= n && c + i < to; i++) {
+            if (!header_buffer_start(chunk + i))
                 continue;
-            if (holds_logfile(f, c + i)) {
+            if (trace_at(f, c + i, hdr)) {
                 *at = c + i;
                 return true;
             }
             if (++tries > SCAN_TRIES)
                 return false;
         }
-        c += n - (ETL_BUF_HEADER_SIZE + 8) + 1;
+        c += n - TRACE_START_BYTES + 1; /* the next chunk holds the starts cut here */
     }
     return false;
+}
+
+/* Says that the buffer at off, of size `size`, runs past the buffer header
+ * found at at, and is read up to it. */
+static void say_runs_past(struct etl_file *f, uint64_t off, uint32_t size, uint64_t at)
+{
+    etl_report(f, off, "buffer size %u runs past a buffer header, at offset 0x%llx: read as "
+               "%llu bytes", (unsigned)size, (unsigned long long)at,
+               (unsigned long long)(at - off));
+}
+
+/* Says that the bytes from off to at, where a buffer header is found, are
+ * fewer than a buffer header: no buffer (a copy cut inside one). */
+static void say_fragment(struct etl_file *f, uint64_t off, uint64_t at)
+{
+    etl_report(f, off, "buffer header cut short by a buffer header, at offset 0x%llx: its %llu "
+               "bytes are no buffer", (unsigned long long)at, (unsigned long long)(at - off));
 }
 
 /* Indexes buffer b, whose header is at f->index_at, and moves index_at
@@ -1162,20 +1161,17 @@ static bool trace_inside(const struct etl_file *f, uint64_t off, uint64_t *at)
 static enum index_step index_add(struct etl_file *f, struct etl_buffer *b, bool resized)
 {
     uint64_t off = f->index_at, left = f->file_size - off, at;
-    if (b->size > left && trace_inside(f, off, &at)) {
+    struct etl_logfile hdr;
+    if (b->size > left && find_trace(f, off + 1, f->file_size, &at, &hdr)) {
         /* Not cut short by the end of the file: another trace begins
          * inside it (a copy cut there, a trace of larger buffers after
          * it). */
         if (at - off < ETL_BUF_HEADER_SIZE) {
-            etl_report(f, off, "buffer header cut short by a buffer header, at offset 0x%llx: "
-                       "its %llu bytes are no buffer", (unsigned long long)at,
-                       (unsigned long long)(at - off));
+            say_fragment(f, off, at);
             f->index_at = at;
             return INDEX_SKIPPED;
         }
-        etl_report(f, off, "buffer size %u runs past a buffer header, at offset 0x%llx: read as "
-                   "%llu bytes", (unsigned)b->size, (unsigned long long)at,
-                   (unsigned long long)(at - off));
+        say_runs_past(f, off, b->size, at);
         b->size = (uint32_t)(at - off);
         resized = true;
     } else if (b->size > left) {
@@ -1217,9 +1213,7 @@ static enum index_step last_up_to(struct etl_file *f, uint64_t last, uint64_t at
          * header, and the header read there was made of them and of what
          * follows (its flags and processor another buffer's). It is no
          * buffer: not read nor counted as one. */
-        etl_report(f, last, "buffer header cut short by a buffer header, at offset 0x%llx: "
-                   "its %llu bytes are no buffer", (unsigned long long)at,
-                   (unsigned long long)(at - last));
+        say_fragment(f, last, at);
         if (!ETL_ENT_UNREAD(e)) {
             struct etl_buffer_totals *t = &f->totals;
             t->buffers--;
@@ -1244,9 +1238,7 @@ static enum index_step last_up_to(struct etl_file *f, uint64_t last, uint64_t at
         return INDEX_SKIPPED;
     }
     if (cut)
-        etl_report(f, last, "buffer size %u runs past a buffer header, at offset 0x%llx: "
-                   "read as %llu bytes", (unsigned)lb.size, (unsigned long long)at,
-                   (unsigned long long)(at - last));
+        say_runs_past(f, last, lb.size, at);
     return resize_last(f, &lb, (uint32_t)(at - last)) ? INDEX_SKIPPED : INDEX_NOMEM;
 }
 
@@ -2180,7 +2172,7 @@ void etl_report_event(struct etl_file *f, const struct etl_event *ev, size_t at,
     etl_report(f, off, "%s", text);
 }
 
-/* Records a resync may parse (etl_resync) before it gives up, for each 8
+/* Records a resync may parse (resync) before it gives up, for each 8
  * bytes past the damaged record, and at least: a crafted buffer could have
  * each place lead far before failing; so bounded, a resync costs at most
  * a few parses of the buffer (and there is one a buffer at most: records
@@ -2188,7 +2180,13 @@ void etl_report_event(struct etl_file *f, const struct etl_event *ev, size_t at,
 #define RESYNC_STEPS_PER_8 4u
 #define RESYNC_STEPS_MIN 1024u
 
-size_t etl_resync(const uint8_t *buf, size_t end, size_t bad)
+/* Where the records of a buffer (its bytes up to end) go on after a
+ * damaged one at offset bad: the first place past it, as records are
+ * aligned, from which records follow one another soundly to the end of
+ * the buffer's events, their times not going back from the latest of the
+ * records before bad nor from one to the next; 0 when there is none (or
+ * the search took too long). */
+static size_t resync(const uint8_t *buf, size_t end, size_t bad)
 {
     size_t steps = 0, most = RESYNC_STEPS_MIN;
     if (end > bad)
@@ -2234,9 +2232,10 @@ size_t etl_resync(const uint8_t *buf, size_t end, size_t bad)
     return 0;
 }
 
-void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
-                           size_t off, const char *why, size_t resume)
+size_t etl_bad_record(struct etl_file *f, const struct etl_buffer *b, const uint8_t *buf,
+                      size_t end, size_t off, const char *why)
 {
+    size_t resume = resync(buf, end, off);
     char rest[96];
     if (!resume)
         snprintf(rest, sizeof rest, "rest of buffer skipped");
@@ -2250,6 +2249,7 @@ void etl_report_bad_record(struct etl_file *f, const struct etl_buffer *b,
         etl_report(f, b->offset, "record at 0x%zx of decompressed buffer: %s: %s", off, why, rest);
     else
         etl_report(f, b->offset + off, "%s: %s", why, rest);
+    return resume;
 }
 
 /* ---- walks in file order ------------------------------------------------------ */
@@ -2297,8 +2297,7 @@ static bool walk_buffer(struct etl_file *f, const struct etl_bufent *e,
         if (st == ETL_PARSE_END)
             break;
         if (st == ETL_PARSE_BAD) {
-            size_t resume = etl_resync(l->bytes, l->end, off);
-            etl_report_bad_record(f, &l->b, off, why, resume);
+            size_t resume = etl_bad_record(f, &l->b, l->bytes, l->end, off, why);
             if (!resume)
                 break;
             off = resume;

@@ -337,8 +337,8 @@ bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
             /* First whether the zeros of a file that shrank ended it. */
             etl_check_shrunk(f);
             if (st == ETL_PARSE_BAD) {
-                size_t resume = etl_resync(s->mem.bytes, s->mem.end, s->pos);
-                etl_report_bad_record(f, &s->mem.b, s->pos, why, resume);
+                size_t resume = etl_bad_record(f, &s->mem.b, s->mem.bytes, s->mem.end, s->pos,
+                                               why);
                 gap = true;
                 if (resume) {
                     s->pos = resume;

@@ -728,7 +728,7 @@ START_TEST(scopes)
     struct etl_file *f = open_bytes(&b, &log, &st);
     ck_assert_ptr_nonnull(f);
     /* A quiet scope: the damage is neither reported nor counted. The
-     * damaged record is skipped, the next found (etl_resync). */
+     * damaged record is skipped, the next found (etl_bad_record). */
     int n = walk_quietly(f);
     ck_assert_int_eq(n, 2 + 12 - 1);
     ck_assert_int_eq(log.count, 0);
