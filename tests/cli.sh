@@ -79,16 +79,50 @@ expect "not ETL" 3 "$etldump" "$tmp/random.bin"
 check "not ETL: file and offset named" grep -q "random.bin: offset 0x0: not an ETL file" "$tmp/err"
 check "not ETL: nothing more said" test "$(wc -l < "$tmp/err")" -eq 1
 # A trace after bytes of something else (a copy cut 30 bytes in with the
-# trace after it; a saved HTTP response): still not an ETL file, but where
-# the trace begins is said, and tail -c gives it; from a pipe too.
+# trace after it; a saved HTTP response): read from its header buffer, at
+# the file's offsets, said; from a pipe too.
+"$etldump" -f csv "$sample" > "$tmp/whole.csv" 2> /dev/null
 { head -c 30 "$sample"; cat "$sample"; } > "$tmp/junk.etl"
-expect "a trace after 30 bytes" 3 "$etldump" -f csv "$tmp/junk.etl"
-check "a trace after 30 bytes: where it is said" sh -c "[ \$(wc -l < '$tmp/err') -eq 2 ] && grep -q 'junk.etl: warning: a trace.s header buffer is at offset 0x1e, after 30 bytes that begin no trace: tail -c +31 gives the trace\$' '$tmp/err' && grep -q 'junk.etl: offset 0x0: not an ETL file (no logfile header at the start)\$' '$tmp/err'"
-check "a trace after 30 bytes: tail -c +31 gives it" sh -c "tail -c +31 '$tmp/junk.etl' | cmp -s - '$sample'"
+expect "a trace after 30 bytes" 1 "$etldump" -f csv "$tmp/junk.etl"
+check "a trace after 30 bytes: where it is said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'junk.etl: offset 0x0: no logfile header at the start, but a trace.s header buffer at offset 0x1e, after 30 bytes that begin no trace: the trace is read from there\$' '$tmp/err'"
+check "a trace after 30 bytes: read whole" cmp -s "$tmp/out" "$tmp/whole.csv"
+"$etldump" --events=all --no-fields -f csv "$tmp/junk.etl" > "$tmp/out" 2> /dev/null
+check "a trace after 30 bytes: its offsets the file's" sh -c "[ \$(grep -c '^0,[0-9]*,SYSTEM64,0x0000,,,0,2,[0-9]*,[0-9]*,[0-9]*,0.000000000,30,72,' '$tmp/out') -eq 1 ]"
 { printf 'HTTP/1.1 200 OK\r\n\r\n'; cat "$sample"; } > "$tmp/junk.etl"
-expect "a trace after an HTTP header, from a pipe" 3 sh -c "cat '$tmp/junk.etl' | '$etldump' -"
-check "a trace after an HTTP header, from a pipe: where it is said" grep -q '(standard input): warning: a trace.s header buffer is at offset 0x13, after 19 bytes that begin no trace: tail -c +20 gives the trace$' "$tmp/err"
+expect "a trace after an HTTP header, from a pipe" 1 sh -c "cat '$tmp/junk.etl' | '$etldump' -f csv -"
+check "a trace after an HTTP header, from a pipe: where it is said" grep -q '(standard input): offset 0x0: no logfile header at the start, but a trace.s header buffer at offset 0x13, after 19 bytes that begin no trace: the trace is read from there$' "$tmp/err"
+check "a trace after an HTTP header, from a pipe: read whole" cmp -s "$tmp/out" "$tmp/whole.csv"
 rm -f "$tmp/junk.etl"
+# No logfile header at all: its record damaged, or the file's start cut
+# off (a copy from a disk, carved). The buffers are read without it, said
+# once; the clock taken as 10 MHz from the earliest event; the Windows
+# build unknown (--max-wait-reason gives the compact switches' own).
+mwr=--max-wait-reason=0x27
+"$etldump" -f csv $mwr "$sample" | cut -d, -f1-2,4- > "$tmp/whole.csv" 2> /dev/null
+cp "$sample" "$tmp/nohdr.etl"
+dd if=/dev/zero of="$tmp/nohdr.etl" bs=1 seek=72 count=16 conv=notrunc 2> /dev/null
+expect "logfile header's record zeroed" 1 "$etldump" -f csv $mwr "$tmp/nohdr.etl"
+check "logfile header's record zeroed: said once" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'nohdr.etl: offset 0x0: no logfile header at the start (damaged, or the file.s start cut off): buffers read from offset 0x0 on without it: 10 MHz clock from the earliest event, no absolute time, build and processors unknown\$' '$tmp/err'"
+check "logfile header's record zeroed: every switch read" sh -c "cut -d, -f1-2,4- '$tmp/out' | cmp -s - '$tmp/whole.csv'"
+"$etldump" --info "$tmp/nohdr.etl" > "$tmp/out" 2> /dev/null
+check "logfile header's record zeroed: --info says the build is unknown" grep -q '^build: 0$' "$tmp/out"
+tail -c +5001 "$sample" > "$tmp/nohdr.etl"
+expect "the first 5000 bytes cut off" 1 "$etldump" -f csv $mwr "$tmp/nohdr.etl"
+check "the first 5000 bytes cut off: where the buffers begin said" grep -q 'nohdr.etl: offset 0x0: no logfile header at the start (damaged, or the file.s start cut off): buffers read from offset 0xc78 on without it' "$tmp/err"
+cut -d, -f1-18 "$tmp/whole.csv" | sort > "$tmp/a"
+cut -d, -f1-2,4-19 "$tmp/out" | sort > "$tmp/b"
+check "the first 5000 bytes cut off: the switches of the other buffers, as they were" sh -c "[ \$(wc -l < '$tmp/b') -gt 600 ] && [ -z \"\$(comm -13 '$tmp/a' '$tmp/b')\" ]"
+"$etldump" --events=all --no-fields -f csv "$tmp/nohdr.etl" 2> /dev/null | sed -n 2p > "$tmp/out"
+check "the first 5000 bytes cut off: times from the earliest event" grep -q '^[0-9]*,[0-9]*,[A-Z0-9]*,0x[0-9A-F]*,[^,]*,[^,]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,0.000000000,' "$tmp/out"
+"$etldump" --events=all --no-fields -f csv --time=raw "$tmp/nohdr.etl" > "$tmp/out" 2> /dev/null
+check "the first 5000 bytes cut off: the first buffer merged by time with the others" sh -c "[ \$(wc -l < '$tmp/out') -gt 30 ] && awk -F, 'NR > 2 && \$2 < last { bad = 1 } NR > 1 { last = \$2 } END { exit bad }' '$tmp/out'"
+"$top/build/mktrace" --quiet --encoding=compact --cpus=4 --switches=20000 --seed=5 "$tmp/nohdr-big.etl" - ||
+    echo "cli: FAIL: mktrace"
+tail -c +5001 "$tmp/nohdr-big.etl" > "$tmp/nohdr.etl"
+"$etldump" -f csv "$tmp/nohdr.etl" > "$tmp/whole.csv" 2> /dev/null
+expect "the first 5000 bytes of 200 KB cut off, from a pipe" 1 sh -c "cat '$tmp/nohdr.etl' | '$etldump' -f csv -"
+check "the first 5000 bytes of 200 KB cut off, from a pipe: as from the file" sh -c "[ \$(wc -l < '$tmp/out') -gt 19000 ] && cmp -s '$tmp/out' '$tmp/whole.csv'"
+rm -f "$tmp/nohdr.etl" "$tmp/nohdr-big.etl" "$tmp/a" "$tmp/b" "$tmp/whole.csv"
 expect "directory" 3 "$etldump" "$tmp"
 
 # Damage: status 1, a one-line message with the offset, the rest dumped.

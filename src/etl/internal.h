@@ -75,6 +75,9 @@ struct etl_file {
     uint64_t file_size;
     char *name;
     struct etl_logfile hdr;
+    bool headerless;          /* no logfile header: hdr is all zeros but its
+                               * t0, the earliest event's (reader.c:
+                               * read_without_header) */
     struct etl_clock clock;
     struct etl_bufent *ents;  /* the buffer index, in file order */
     size_t nents, ents_cap;

@@ -420,25 +420,11 @@ static bool cut_in_logfile(const uint8_t *mem, size_t n)
     return logfile_record_at(h) && etl_le16(h + 4) > n - ETL_BUF_HEADER_SIZE;
 }
 
-/* Bytes from the start of a file that is no ETL file at its start looked
- * through for another trace (trace_after_junk). */
+/* Bytes from the start of a file with no logfile header there in which
+ * its trace, or its first buffer, is looked for (read_without_header). */
 #define JUNK_SCAN (1u << 20)
 
-/* In a file with no logfile header at its start, looks for one in its
- * first JUNK_SCAN bytes (a trace after bytes of something else: carved
- * from a disk or a dump, or a copy cut short in its first few hundred
- * bytes with the trace after it) and, when there is one, says where it is
- * and how to read it: the file is not read from there, as its offsets
- * would then not be the file's. */
-static void trace_after_junk(struct etl_file *f)
-{
-    uint64_t at;
-    struct etl_logfile hdr;
-    if (find_trace(f, 1, JUNK_SCAN, &at, &hdr))
-        etl_warn(f, "a trace's header buffer is at offset 0x%llx, after %llu bytes that "
-                 "begin no trace: tail -c +%llu gives the trace", (unsigned long long)at,
-                 (unsigned long long)at, (unsigned long long)(at + 1));
-}
+static enum etl_open_status read_without_header(struct etl_file *f);
 
 /* The logfile header at the start of the file, whose record ev was parsed
  * into f->hdr, may be cut short by another trace's header buffer inside
@@ -488,21 +474,45 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
         st = logfile_parse(mem, n, &ev, &f->hdr)                ? ETL_OPEN_OK
              : n == f->file_size && cut_in_logfile(mem, n) ? ETL_OPEN_CUT
                                                             : ETL_OPEN_NOT_ETL;
-        if (st == ETL_OPEN_NOT_ETL)
-            trace_after_junk(f);
-        if (st == ETL_OPEN_OK)
+        if (st == ETL_OPEN_OK) {
             logfile_cut_by_trace(f, &ev);
-        if (st == ETL_OPEN_OK && f->hdr.name_damage_at)
-            etl_report_event(f, &ev, f->hdr.name_damage_at,
-                             "logfile header: name without its terminator");
-        if (st == ETL_OPEN_OK && (etl_le16(h + BH_FLAG) & ETL_BUF_FLAG_COMPRESSED))
-            etl_report(f, BH_FLAG, "the first buffer says it is compressed, which the one "
-                       "holding the logfile header never is: read as it is");
+            if (f->hdr.name_damage_at)
+                etl_report_event(f, &ev, f->hdr.name_damage_at,
+                                 "logfile header: name without its terminator");
+            if (etl_le16(h + BH_FLAG) & ETL_BUF_FLAG_COMPRESSED)
+                etl_report(f, BH_FLAG, "the first buffer says it is compressed, which the "
+                           "one holding the logfile header never is: read as it is");
+        } else if (st == ETL_OPEN_NOT_ETL) {
+            st = read_without_header(f);
+        }
     }
     int e = errno;
     free(mem);
     errno = e;
     return st;
+}
+
+/* Whether the n bytes at head hold what may be a buffer header whose
+ * buffer is read without a logfile header (read_without_header): known
+ * flags and type, a possible size, its offsets within it, a processor
+ * that may be. A stream that begins with one is copied whole. */
+static bool head_holds_buffer(const uint8_t *head, size_t n)
+{
+    for (size_t i = 0; n - i >= ETL_BUF_HEADER_SIZE; i++) {
+        const uint8_t *h = head + i;
+        uint32_t size = etl_le32(h + BH_BUFFER_SIZE);
+        if (size < ETL_BUF_HEADER_SIZE || size > ETL_MAX_BUFFER_SIZE ||
+            (etl_le16(h + BH_FLAG) & ~ETL_BUF_FLAGS_KNOWN) ||
+            etl_le16(h + BH_TYPE) > ETL_BUF_TYPE_LAST)
+            continue;
+        struct etl_buffer b;
+        etl_decode_buffer_header(h, i, &b);
+        if (b.cpu < ETL_MAX_CPUS && b.seq < (1ull << 40) &&
+            ((b.flags & ETL_BUF_FLAG_COMPRESSED) ||
+             (b.saved_offset <= b.size && b.offset_field <= b.size)))
+            return true;
+    }
+    return false;
 }
 
 /* Whether the first bytes of a stream, `have` of them (the first
@@ -521,7 +531,7 @@ static bool stream_not_etl(const uint8_t *head, uint64_t have)
         return false;
     struct etl_event ev;
     struct etl_logfile hdr;
-    return !logfile_parse(head, need, &ev, &hdr);
+    return !logfile_parse(head, need, &ev, &hdr) && !head_holds_buffer(head, need);
 }
 
 /* Gives buffer b, the index's last entry, counted at b->size, the size
@@ -825,7 +835,8 @@ static bool add_buffer(struct etl_file *f, const struct etl_buffer *b)
         f->ents = n;
         f->ents_cap = ncap;
     }
-    bool first = b->type == ETL_BUF_TYPE_HEADER || f->nents == 0;
+    /* Without a logfile header, the first buffer is one of a processor's. */
+    bool first = b->type == ETL_BUF_TYPE_HEADER || (f->nents == 0 && !f->headerless);
     struct etl_bufent *e = &f->ents[f->nents++];
     e->seq = b->seq;
     e->pos = b->offset | ((uint64_t)b->cpu << 48) | ((uint64_t)first << 59);
@@ -1051,16 +1062,16 @@ static void say_zero_tail(struct etl_file *f, uint64_t off)
 #define SCAN_TRIES 4096u
 
 /* Looks for the first buffer header (header_found, of size want unless 0)
- * from offset from on; true with its offset in *at. A file whose buffers
- * have sizes of their own (compressed) has nothing else to find the next
- * one by when a size field is damaged. */
-static bool scan_for_header(const struct etl_file *f, uint64_t from, uint32_t want,
-                            uint64_t *at)
+ * from offset from on, before offset to; true with its offset in *at. A
+ * file whose buffers have sizes of their own (compressed) has nothing else
+ * to find the next one by when a size field is damaged. */
+static bool scan_between(const struct etl_file *f, uint64_t from, uint64_t to, uint32_t want,
+                         uint64_t *at)
 {
     uint8_t chunk[INDEX_CHUNK];
     uint64_t c = from;
     unsigned tries = 0; /* headers that passed header_found's first check */
-    while (c < f->file_size && f->file_size - c >= ETL_BUF_HEADER_SIZE) {
+    while (c < to && c < f->file_size && f->file_size - c >= ETL_BUF_HEADER_SIZE) {
         uint64_t left = f->file_size - c;
         size_t n = read_upto(f, chunk, left < sizeof chunk ? (size_t)left : sizeof chunk, c);
         if (n < ETL_BUF_HEADER_SIZE)
@@ -1075,6 +1086,8 @@ static bool scan_for_header(const struct etl_file *f, uint64_t from, uint32_t wa
                     continue;
                 }
             }
+            if (c + i >= to)
+                return false;
             int r = header_found(f, chunk + i, c + i, want);
             if (r > 0) {
                 *at = c + i;
@@ -1091,6 +1104,13 @@ static bool scan_for_header(const struct etl_file *f, uint64_t from, uint32_t wa
     return false;
 }
 
+/* scan_between to the end of the file. */
+static bool scan_for_header(const struct etl_file *f, uint64_t from, uint32_t want,
+                            uint64_t *at)
+{
+    return scan_between(f, from, UINT64_MAX, want, at);
+}
+
 /* scan_for_header from inside the buffer whose header is at last: from
  * just past its start for a header buffer that holds a logfile header (a
  * copy cut inside that header, another trace after it: last_up_to makes
@@ -1104,6 +1124,81 @@ static bool scan_past(const struct etl_file *f, uint64_t last, uint32_t want, ui
     if (*at >= last + ETL_BUF_HEADER_SIZE || trace_at(f, *at, &hdr))
         return true;
     return scan_for_header(f, last + ETL_BUF_HEADER_SIZE, want, at);
+}
+
+/* Whether a buffer of the trace begins at off, in a file with no logfile
+ * header: a strong header (header_strong, the logfile header's fields
+ * unknown) within the file, with events, leading on to another strong
+ * one or to the end of the file, its first record whole (unless
+ * compressed, or the header buffer at the start, whose first record is the
+ * damaged logfile header): bytes that are no trace seldom pass all of
+ * these. */
+static bool buffer_of_trace(struct etl_file *f, uint64_t off)
+{
+    uint8_t h[ETL_BUF_HEADER_SIZE];
+    if (read_upto(f, h, sizeof h, off) != sizeof h)
+        return false;
+    struct etl_buffer b;
+    etl_decode_buffer_header(h, off, &b);
+    if (!header_strong(f, &b) || b.size > f->file_size - off ||
+        b.saved_offset < ETL_BUF_HEADER_SIZE + 16 || !leads_on(f, off + b.size, true))
+        return false;
+    /* At the start, the header buffer whose logfile header is damaged. */
+    if ((b.flags & ETL_BUF_FLAG_COMPRESSED) || (off == 0 && b.type == ETL_BUF_TYPE_HEADER))
+        return true;
+    /* A record's size is a u16 (§3): its events up to that many bytes. */
+    size_t n = b.saved_offset < LOGFILE_SPAN_MAX ? b.saved_offset : LOGFILE_SPAN_MAX, next;
+    uint8_t *mem = malloc(n);
+    struct etl_event ev;
+    const char *why;
+    if (!mem)
+        f->nomem = true;
+    bool yes = mem && read_upto(f, mem, n, off) == n &&
+               etl_parse_event(mem, n, ETL_BUF_HEADER_SIZE, &ev, &next, &why) == ETL_PARSE_OK;
+    free(mem);
+    return yes;
+}
+
+/* The file has no logfile header at its start (read_logfile_header): its
+ * first record is damaged, or bytes of something else come first (a copy
+ * whose start is cut off, a trace carved from a disk or a memory dump).
+ * When a trace's header buffer begins in its first JUNK_SCAN bytes, the
+ * file is read from there, with that logfile header; else, when a buffer
+ * of a trace does (buffer_of_trace), from there without one: f->hdr all
+ * zeros (the clock taken as 10 MHz, the build, the processors and the
+ * pointer size unknown), its t0 the earliest event's (finish_open). Said
+ * once, at offset 0. ETL_OPEN_OK, ETL_OPEN_NOT_ETL when neither is found,
+ * ETL_OPEN_NOMEM (f->nomem set). Before, such a file went unread whole:
+ * the demo trace with 16 bytes of its first record zeroed, or its first
+ * 5000 bytes cut off, gave none of its 800 switches; a trace after bytes
+ * of something else was pointed to and not read. */
+static enum etl_open_status read_without_header(struct etl_file *f)
+{
+    uint64_t at;
+    struct etl_logfile hdr;
+    if (find_trace(f, 1, JUNK_SCAN, &at, &hdr)) {
+        f->hdr = hdr;
+        f->index_at = at;
+        etl_report(f, 0, "no logfile header at the start, but a trace's header buffer at "
+                   "offset 0x%llx, after %llu bytes that begin no trace: the trace is read "
+                   "from there", (unsigned long long)at, (unsigned long long)at);
+        return ETL_OPEN_OK;
+    }
+    /* What finish_open sets for a logfile header of zeros. */
+    f->cpus_most = ETL_MAX_CPUS;
+    f->zmost = ETL_MAX_BUFFER_SIZE;
+    f->zstrict = false;
+    at = 0;
+    while (!buffer_of_trace(f, at))
+        if (f->nomem || !scan_between(f, at + 1, JUNK_SCAN, 0, &at))
+            return f->nomem ? ETL_OPEN_NOMEM : ETL_OPEN_NOT_ETL;
+    memset(&f->hdr, 0, sizeof f->hdr);
+    f->headerless = true;
+    f->index_at = at;
+    etl_report(f, 0, "no logfile header at the start (damaged, or the file's start cut off): "
+               "buffers read from offset 0x%llx on without it: 10 MHz clock from the earliest "
+               "event, no absolute time, build and processors unknown", (unsigned long long)at);
+    return ETL_OPEN_OK;
 }
 
 /* Looks for the first place in [from, to) where another trace begins
@@ -1629,6 +1724,28 @@ static bool index_may_wait(const struct etl_file *f)
            etl_read_way != ETL_READ_MAP;
 }
 
+static bool earliest_seen(void *ctx, const struct etl_event *ev)
+{
+    int64_t *t = ctx;
+    if ((ev->flags & ETL_EV_TS) && ev->ts < *t)
+        *t = ev->ts;
+    return true;
+}
+
+/* The earliest time of the events of each processor's first buffer and of
+ * the header buffers (0 when none has one): a file without a logfile
+ * header counts its times from there. What is damaged there is said when
+ * the view reads it. */
+static int64_t earliest_event(struct etl_file *f)
+{
+    struct etl_scope scope;
+    int64_t t = INT64_MAX;
+    etl_scope_begin(f, &scope, false);
+    etl_walk_first_buffers(f, earliest_seen, &t);
+    etl_scope_end(f, &scope);
+    return t == INT64_MAX ? 0 : t;
+}
+
 /* Reads the header of a file whose source is set up, and its index unless
  * that may wait. */
 static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st)
@@ -1640,7 +1757,6 @@ static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st
         errno = e;
         return NULL;
     }
-    etl_clock_from_header(&f->clock, &f->hdr);
     /* Largest buffer to load: the header's buffer size, raised by the index
      * to the biggest on disk; a decompressed one is at most that. */
     uint32_t stride = f->hdr.buffer_size;
@@ -1650,7 +1766,11 @@ static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st
                    : ETL_MAX_BUFFER_SIZE;
     f->zstrict = (f->hdr.log_file_mode & MODE_COMPRESSED) != 0;
     f->cpus_most = f->hdr.cpus && f->hdr.cpus <= ETL_MAX_CPUS ? f->hdr.cpus : ETL_MAX_CPUS;
-    if (!index_may_wait(f) && !etl_file_index(f)) {
+    /* Without a logfile header, times count from the earliest event. */
+    if (f->headerless && etl_file_index(f))
+        f->hdr.t0 = earliest_event(f);
+    etl_clock_from_header(&f->clock, &f->hdr);
+    if (f->nomem || (!index_may_wait(f) && !etl_file_index(f))) {
         *st = ETL_OPEN_NOMEM;
         release(f);
         return NULL;
