@@ -601,6 +601,16 @@ check "truncated --stats: events before the cut" grep -q ',total,events,[1-9]' "
 check "truncated --stats: one message" test "$(grep -c 'offset 0x4000: buffer of 8192 bytes is truncated' "$tmp/err")" -eq 1
 expect "truncated --stats --strict" 1 "$etldump" --stats --strict -f csv "$tmp/cut.etl"
 check "truncated --stats --strict: no event" grep -q ',total,events,0,' "$tmp/out"
+# So in every view: none reads an event (before, each took one; --usage
+# then gave every interval to the trace's end, as idle).
+for v in "-f csv" "-f json" "--events=all -f csv" "--events=all --no-fields -f csv" \
+    "--summary -f csv" "--usage -f csv" "--usage=1 -f json"; do
+    # shellcheck disable=SC2086
+    expect "truncated $v --strict" 1 "$etldump" $v --strict "$tmp/cut.etl"
+    check "truncated $v --strict: no row" test "$(grep -cv '^[a-z0-9_,]*$' "$tmp/out")" -eq 0
+done
+expect "truncated -f perfetto --strict" 1 "$etldump" -f perfetto --strict -o "$tmp/cut.pb" "$tmp/cut.etl"
+check "truncated -f perfetto --strict: not written" test ! -e "$tmp/cut.pb"
 # --strict stops a census counting a run of PERFINFO64 events by their
 # heads as it stops one counting whole events: a trace of CSwitch events
 # alone, the first record of its fifth buffer damaged.

@@ -460,7 +460,10 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
     x.map = sp.map;
     etl_filter_notes(flt, NULL, f);
     struct etl_sched_item it;
-    while (ok && !p->out->err && etl_sched_next(sp.reader, &it)) {
+    /* --strict stops at the first problem, one found before any switch
+     * (the index's) included. */
+    while (ok && !p->out->err && !(o->strict && etl_file_problems(f)) &&
+           etl_sched_next(sp.reader, &it)) {
         /* Switches, and ReadyThread events (format.md §16) whose readying
          * thread (the one running on that CPU then) is known. */
         if (it.kind == ETL_SCHED_INTR || (it.kind == ETL_SCHED_READY && !it.on_known))
@@ -484,8 +487,6 @@ static int pf_export(struct etl_printer *p, struct etl_file *f, const struct etl
                       etl_pf_ready_event(room, ts, it.cpu, it.on_tid, rd->tid,
                                          rd->adjust_reason, rd->adjust_increment, rd->flag));
         }
-        if (o->strict && etl_file_problems(f))
-            break;
     }
     if (ok && !x.tree_done)
         ok = pf_first_tree(&x, pf_time(&x, x.clk->t0));

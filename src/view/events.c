@@ -638,7 +638,10 @@ static int print_events(struct events_ctx *x, struct etl_streams *s)
         etl_file_nomem(x->f);
         return 0;
     }
-    etl_merge_events(s, x->rows ? event_row_rows : event_row, x);
+    /* --strict: a problem found before any event (the index's) stops the
+     * view before it reads one. */
+    if (!(x->o->strict && etl_file_problems(x->f)))
+        etl_merge_events(s, x->rows ? event_row_rows : event_row, x);
     rc = etl_pipe_end(x->pp);
     if (x->rc == 0)
         x->rc = rc;

@@ -1858,7 +1858,9 @@ static bool read_all(struct summary *m, struct etl_switch_reader *r, struct etl_
     struct etl_sched_facts sf;
     struct etl_who wo, wn;
     struct etl_who_cache who = { NULL };
-    while (!m->oom && etl_sched_next(r, &it)) {
+    /* --strict stops at the first problem, one found before any switch
+     * (the index's) included. */
+    while (!m->oom && !(strict && etl_file_problems(m->f)) && etl_sched_next(r, &it)) {
         bool sw = it.kind == ETL_SCHED_SWITCH;
         if ((sw && !etl_procmap_switch_who(m->map, &who, &it.u.sw, &wo, &wn)) ||
             !etl_sched_take(an, &it, sw ? &wo : NULL, sw ? &wn : NULL, &sf)) {
@@ -1871,8 +1873,6 @@ static bool read_all(struct summary *m, struct etl_switch_reader *r, struct etl_
             account_switch(m, &it, &sf, &wo, &wn);
         else if (it.kind == ETL_SCHED_INTR)
             account_intr(m, &it);
-        if (strict && etl_file_problems(m->f))
-            break;
     }
     etl_who_cache_fini(&who);
     for (size_t i = 0; i < m->n; i++)

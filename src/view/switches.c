@@ -384,12 +384,12 @@ int etl_view_switches(struct etl_printer *p, struct etl_file *f,
     bool by_thread = etl_filter_who(o->filter), ranged = etl_filter_ranged(o->filter);
     struct sw_pass ps = { f, r, map, an, { NULL }, by_thread || ranged ? o->filter : NULL,
                           by_thread, ranged, { 0, 0, 0, 0 } };
-    while (pp && (x = threads > 1 ? &cur : etl_pipe_slot(pp)) != NULL && next_switch(&ps, x)) {
+    /* --strict stops at the first problem, one found before any switch
+     * (the index's) included. */
+    while (pp && !(o->strict && etl_file_problems(f)) &&
+           (x = threads > 1 ? &cur : etl_pipe_slot(pp)) != NULL && next_switch(&ps, x))
         if ((threads > 1 ? etl_pipe_put(pp, &cur) : etl_pipe_commit(pp)) != 0)
             break;
-        if (o->strict && etl_file_problems(f))
-            break;
-    }
     if (pp)
         rc = etl_pipe_end(pp);
     rc = rc ? rc : etl_print_end_table(p);

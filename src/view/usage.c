@@ -522,7 +522,9 @@ bool etl_usage_pass(struct etl_file *f, struct etl_switch_reader *r, bool strict
     struct etl_sched_item it;
     struct etl_who_cache who = { NULL };
     bool ok = true;
-    while (ok && etl_sched_next(r, &it)) {
+    /* --strict stops at the first problem, one found before any switch
+     * (the index's) included. */
+    while (ok && !(strict && etl_file_problems(f)) && etl_sched_next(r, &it)) {
         if (it.kind == ETL_SCHED_INTR) {
             ok = etl_runs_intr(runs, &it);
             continue;
@@ -538,11 +540,11 @@ bool etl_usage_pass(struct etl_file *f, struct etl_switch_reader *r, bool strict
         }
         ok = etl_runs_switch(runs, &it.u.sw, it.linked) &&
              etl_usage_advance(u, runs, etl_clock_ns(clk, it.ts), it.cpu);
-        if (ok && strict && etl_file_problems(f))
-            break;
     }
     etl_who_cache_fini(&who);
-    return ok && etl_usage_finish(u);
+    /* Stopped by --strict: the intervals past where it stopped are not
+     * given (they would read as idle). */
+    return ok && ((strict && etl_file_problems(f)) || etl_usage_finish(u));
 }
 
 /* ---- the view ------------------------------------------------------------------- */
