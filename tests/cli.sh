@@ -122,6 +122,16 @@ tail -c +5001 "$tmp/nohdr-big.etl" > "$tmp/nohdr.etl"
 "$etldump" -f csv "$tmp/nohdr.etl" > "$tmp/whole.csv" 2> /dev/null
 expect "the first 5000 bytes of 200 KB cut off, from a pipe" 1 sh -c "cat '$tmp/nohdr.etl' | '$etldump' -f csv -"
 check "the first 5000 bytes of 200 KB cut off, from a pipe: as from the file" sh -c "[ \$(wc -l < '$tmp/out') -gt 19000 ] && cmp -s '$tmp/out' '$tmp/whole.csv'"
+# Cut where a buffer begins, a compressed one, which is then at offset 0
+# (where a header buffer's COMPRESSED flag is damage): every event of the
+# buffers from there, with its fields (offsets less the 1024 bytes cut).
+zsample=$top/samples/mixed-x86-circular-compressed.etl
+tail -c +1025 "$zsample" > "$tmp/nohdr.etl"
+"$etldump" --events=all -f csv "$zsample" 2> /dev/null | tail -n +2 |
+    awk -F, 'BEGIN { OFS = "," } $13 >= 1024 { $13 -= 1024; $12 = ""; print }' | sort > "$tmp/a"
+expect "a compressed trace cut where its second buffer begins" 1 "$etldump" --events=all -f csv "$tmp/nohdr.etl"
+tail -n +2 "$tmp/out" | awk -F, 'BEGIN { OFS = "," } { $12 = ""; print }' | sort > "$tmp/b"
+check "a compressed trace cut where its second buffer begins: every event after" sh -c "[ \$(wc -l < '$tmp/a') -gt 600 ] && cmp -s '$tmp/a' '$tmp/b'"
 rm -f "$tmp/nohdr.etl" "$tmp/nohdr-big.etl" "$tmp/a" "$tmp/b" "$tmp/whole.csv"
 expect "directory" 3 "$etldump" "$tmp"
 

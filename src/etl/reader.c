@@ -319,8 +319,9 @@ void etl_decode_buffer_header(const uint8_t *h, uint64_t offset, struct etl_buff
     b->type = etl_le16(h + BH_TYPE);
     /* The file's first buffer holds the logfile header, and is never
      * compressed (§1.1): the flag there is damage (read_logfile_header
-     * says so), which left every buffer of the file unread. */
-    if (offset == 0)
+     * says so), which left every buffer of the file unread. Not so in a
+     * file without a logfile header, whose first buffer may be any. */
+    if (offset == 0 && b->type == ETL_BUF_TYPE_HEADER)
         b->flags &= (uint16_t)~ETL_BUF_FLAG_COMPRESSED;
     /* With PROC_INDEX the CPU is a u16; otherwise a u8 followed by an
      * alignment byte (§2.2). */
