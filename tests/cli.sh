@@ -106,6 +106,11 @@ check "logfile header's record zeroed: said once" sh -c "[ \$(wc -l < '$tmp/err'
 check "logfile header's record zeroed: every switch read" sh -c "cut -d, -f1-2,4- '$tmp/out' | cmp -s - '$tmp/whole.csv'"
 "$etldump" --info "$tmp/nohdr.etl" > "$tmp/out" 2> /dev/null
 check "logfile header's record zeroed: --info says the build is unknown" grep -q '^build: 0$' "$tmp/out"
+# Without --max-wait-reason, the one the first buffers' compact switches
+# fit (build 0's, 0x1b, gives impossible states): every switch as it was.
+expect "logfile header's record zeroed, no --max-wait-reason" 1 "$etldump" -f csv "$tmp/nohdr.etl"
+check "logfile header's record zeroed, no --max-wait-reason: every switch read" sh -c "cut -d, -f1-2,4- '$tmp/out' | cmp -s - '$tmp/whole.csv'"
+check "logfile header's record zeroed, no --max-wait-reason: the one chosen said" sh -c "[ \$(wc -l < '$tmp/err') -eq 2 ] && grep -q 'nohdr.etl: warning: the Windows build is unknown: compact switches are decoded with MaximumWaitReason 0x27, which the first buffers. switches fit, not 0x1b (build 0.s); --max-wait-reason gives another\$' '$tmp/err'"
 tail -c +5001 "$sample" > "$tmp/nohdr.etl"
 expect "the first 5000 bytes cut off" 1 "$etldump" -f csv $mwr "$tmp/nohdr.etl"
 check "the first 5000 bytes cut off: where the buffers begin said" grep -q 'nohdr.etl: offset 0x0: no logfile header at the start (damaged, or the file.s start cut off): buffers read from offset 0xc78 on without it' "$tmp/err"

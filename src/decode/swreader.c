@@ -40,6 +40,8 @@ struct etl_switch_reader {
     bool started;
     bool all;                   /* ReadyThread, DPC and ISR events too */
     unsigned bias;
+    bool chosen;                /* the bias was chosen from the switches
+                                 * (choose_bias), the build unknown */
     struct etl_switch *batch;   /* scratch for one decoded batch */
     size_t batch_cap;
     size_t *before;             /* scratch of place_switches */
@@ -374,6 +376,73 @@ static void fill(struct etl_switch_reader *r, struct sw_cpu *c)
     }
 }
 
+/* What the first buffers tell of the OldThreadStateWr values of compact
+ * switches (choose_bias). */
+struct bias_seen {
+    unsigned bias;
+    uint64_t state_wr[64];
+    uint64_t implausible;
+    struct etl_switch *batch;
+    size_t cap;
+    bool nomem;
+};
+
+/* A batch's problems are said when the view reads it. */
+static void unsaid(void *ctx, const struct etl_event *ev, size_t at, const char *msg)
+{
+    (void)ctx;
+    (void)ev;
+    (void)at;
+    (void)msg;
+}
+
+static bool bias_event(void *ctx, const struct etl_event *ev)
+{
+    struct bias_seen *b = ctx;
+    struct etl_record rec;
+    if (etl_decode_event(ev, &rec) != ETL_REC_CSWITCH_BATCH)
+        return true;
+    size_t cap = etl_cur_left(&rec.u.batch) / 2 + 1;
+    if (!etl_grow(&b->batch, &b->cap, cap, sizeof *b->batch, 64)) {
+        b->nomem = true;
+        return false;
+    }
+    etl_decode_batch(ev, &rec.u.batch, b->bias, b->batch, cap, unsaid, NULL, &b->implausible,
+                     b->state_wr);
+    return true;
+}
+
+/* The bias for a file whose Windows build is unknown (0: its logfile
+ * header lost or damaged), which gives it none: from the compact switches
+ * of each processor's first buffer, the documented MaximumWaitReason under
+ * which all their states are possible when build 0's gives impossible
+ * ones, or one they fit much better (etl_max_wait_reason_fit); else build
+ * 0's. A trace with its logfile header lost decoded its compact switches
+ * with 0x1b, their states and wait reasons wrong, until --max-wait-reason
+ * was given as the note after the output said. *chosen: another was. */
+static unsigned choose_bias(struct etl_file *f, bool *chosen)
+{
+    struct bias_seen b;
+    memset(&b, 0, sizeof b);
+    b.bias = etl_max_wait_reason_for_build(0);
+    struct etl_scope scope;
+    etl_scope_begin(f, &scope, false);
+    etl_walk_first_buffers(f, bias_event, &b);
+    etl_scope_end(f, &scope);
+    free(b.batch);
+    if (b.nomem)
+        etl_file_nomem(f);
+    uint64_t ready;
+    unsigned other = b.implausible ? etl_max_wait_reason_possible(b.state_wr, b.bias)
+                                   : etl_max_wait_reason_fit(b.state_wr, b.bias, &ready);
+    *chosen = other != 0;
+    if (other)
+        etl_warn(f, "the Windows build is unknown: compact switches are decoded with "
+                 "MaximumWaitReason 0x%x, which the first buffers' switches fit, not 0x%x "
+                 "(build 0's); --max-wait-reason gives another", other, b.bias);
+    return other ? other : b.bias;
+}
+
 static struct etl_switch_reader *reader_new(struct etl_file *f, struct etl_streams *s,
                                             unsigned max_wait_reason, bool all)
 {
@@ -384,8 +453,10 @@ static struct etl_switch_reader *reader_new(struct etl_file *f, struct etl_strea
     }
     r->f = f;
     r->all = all;
+    uint32_t build = etl_file_header(f)->build;
     r->bias = max_wait_reason ? max_wait_reason
-                              : etl_max_wait_reason_for_build(etl_file_header(f)->build);
+              : build         ? etl_max_wait_reason_for_build(build)
+                              : choose_bias(f, &r->chosen);
     r->ncpu = etl_streams_count(s);
     r->cpu = calloc(r->ncpu ? r->ncpu : 1, sizeof *r->cpu);
     if (!r->cpu || !etl_heap_init(&r->heap, r->ncpu)) {
@@ -502,6 +573,8 @@ void etl_switch_reader_check_bias(const struct etl_switch_reader *r, bool given)
     char whence[64];
     if (given)
         snprintf(whence, sizeof whence, "given by --max-wait-reason");
+    else if (r->chosen)
+        snprintf(whence, sizeof whence, "chosen from the first buffers' switches");
     else
         snprintf(whence, sizeof whence, "the default for build %u",
                  (unsigned)etl_file_header(r->f)->build);
