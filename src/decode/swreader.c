@@ -413,13 +413,14 @@ static bool bias_event(void *ctx, const struct etl_event *ev)
 }
 
 /* The bias for a file whose Windows build is unknown (0: its logfile
- * header lost or damaged), which gives it none: from the compact switches
- * of each processor's first buffer, the documented MaximumWaitReason under
- * which all their states are possible when build 0's gives impossible
- * ones, or one they fit much better (etl_max_wait_reason_fit); else build
- * 0's. A trace with its logfile header lost decoded its compact switches
- * with 0x1b, their states and wait reasons wrong, until --max-wait-reason
- * was given as the note after the output said. *chosen: another was. */
+ * header lost or damaged), for which the build gives none: from the
+ * compact switches of each processor's first buffer, the documented
+ * MaximumWaitReason under which all their states are possible when build
+ * 0's gives impossible ones, or one they fit much better
+ * (etl_max_wait_reason_fit); else build 0's. A trace with its logfile
+ * header lost decoded its compact switches with 0x1b, their states and
+ * wait reasons wrong, until --max-wait-reason was given as the note after
+ * the output said. *chosen: another was. */
 static unsigned choose_bias(struct etl_file *f, bool *chosen)
 {
     struct bias_seen b;
