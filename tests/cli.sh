@@ -140,6 +140,16 @@ check "a compressed trace cut where its second buffer begins: every event after"
 rm -f "$tmp/nohdr.etl" "$tmp/nohdr-big.etl" "$tmp/a" "$tmp/b" "$tmp/whole.csv"
 expect "directory" 3 "$etldump" "$tmp"
 
+# A trace of 8 KiB buffers, then a compressed one whose header buffer is
+# 1 KiB and whose buffers are of processors the first does not count: the
+# index found that header buffer from itself and came back to it without
+# end. Every event of both is read.
+cat "$top/samples/cswitch-v4-pmc-pebs.etl" "$zsample" > "$tmp/pair.etl"
+expect "a trace, then a compressed one of other buffers" 0 timeout 60 "$etldump" --events=all --no-fields -f csv "$tmp/pair.etl"
+n1=$("$etldump" --events=all --no-fields -f csv "$top/samples/cswitch-v4-pmc-pebs.etl" 2> /dev/null | wc -l)
+n2=$("$etldump" --events=all --no-fields -f csv "$zsample" 2> /dev/null | wc -l)
+check "a trace, then a compressed one of other buffers: every event of both" test "$(wc -l < "$tmp/out")" -eq $((n1 + n2 - 1))
+rm -f "$tmp/pair.etl"
 # Damage: status 1, a one-line message with the offset, the rest dumped.
 cp "$sample" "$tmp/damaged.etl"
 printf '\001\002\003\004' | dd of="$tmp/damaged.etl" bs=1 seek=$((8192 + 0x48)) conv=notrunc 2>/dev/null

@@ -1458,6 +1458,15 @@ static bool index_realign(struct etl_file *f, const struct etl_buffer *b, enum i
     }
     if (at == next)
         return false;
+    if (at == off) {
+        /* The scan stops here: another trace's header buffer, whose size
+         * is not the file's (two traces put together, the second of other
+         * buffers). Taken as it is: before, the index came back here
+         * without end. */
+        struct etl_buffer here = *b;
+        *st = index_add(f, &here, false);
+        return true;
+    }
     if (at < off) {
         *st = last_up_to(f, last, at, true);
         if (*st == INDEX_SKIPPED)
