@@ -150,6 +150,20 @@ n1=$("$etldump" --events=all --no-fields -f csv "$top/samples/cswitch-v4-pmc-peb
 n2=$("$etldump" --events=all --no-fields -f csv "$zsample" 2> /dev/null | wc -l)
 check "a trace, then a compressed one of other buffers: every event of both" test "$(wc -l < "$tmp/out")" -eq $((n1 + n2 - 1))
 rm -f "$tmp/pair.etl"
+# A damaged SequenceNumber (one bit, 2^30, of the 10th buffer's, which is
+# neither the first nor the last of its processor's): the times of the
+# first events of its processor's buffers around it keep it in its place,
+# said; every switch as in the undamaged trace (it was read last of its
+# processor's, its switches linked wrongly).
+"$top/build/mktrace" --quiet --encoding=compact --cpus=2 --switches=3000 --buffer-size=2048 --seed=12 "$tmp/seq.etl" - ||
+    echo "cli: FAIL: mktrace"
+"$etldump" -f csv "$tmp/seq.etl" > "$tmp/whole.csv" 2> /dev/null
+printf '\100' | dd of="$tmp/seq.etl" bs=1 seek=$((9 * 2048 + 0x18 + 3)) conv=notrunc 2> /dev/null
+expect "a damaged SequenceNumber" 1 "$etldump" -f csv "$tmp/seq.etl"
+check "a damaged SequenceNumber: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'seq.etl: offset 0x4818: buffer SequenceNumber 1073741833 is out of line with those of processor 1.s buffers next to it in the file (7, 12), and the times of their first events keep it in its place there: read there\$' '$tmp/err'"
+check "a damaged SequenceNumber: every switch in its place" cmp -s "$tmp/out" "$tmp/whole.csv"
+rm -f "$tmp/seq.etl" "$tmp/whole.csv"
+
 # Damage: status 1, a one-line message with the offset, the rest dumped.
 cp "$sample" "$tmp/damaged.etl"
 printf '\001\002\003\004' | dd of="$tmp/damaged.etl" bs=1 seek=$((8192 + 0x48)) conv=notrunc 2>/dev/null

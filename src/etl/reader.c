@@ -24,6 +24,7 @@
 /* WMI_BUFFER_HEADER field offsets (§2). */
 #define BH_BUFFER_SIZE 0x00
 #define BH_SAVED_OFFSET 0x04
+#define BH_TIMESTAMP 0x10
 #define BH_SEQUENCE 0x18
 #define BH_CLIENT_CONTEXT 0x28
 #define BH_OFFSET 0x30
@@ -809,9 +810,156 @@ static void say_repeats(const struct etl_file *f)
 }
 
 /* The index is whole: says what it found twice and lets go of the table. */
+/* The time of the first timed event of the buffer of entry i, in *ts;
+ * false when it has none or cannot be read. */
+static bool first_time(struct etl_file *f, size_t i, int64_t *ts)
+{
+    struct etl_loaded l;
+    memset(&l, 0, sizeof l);
+    bool found = false;
+    /* What is damaged there is said when a view reads it. */
+    struct etl_scope scope;
+    etl_scope_begin(f, &scope, false);
+    if (etl_load_buffer(f, &f->ents[i], &l)) {
+        size_t pos = ETL_BUF_HEADER_SIZE, next;
+        struct etl_event ev;
+        const char *why;
+        while (!found && etl_parse_event(l.bytes, l.end, pos, &ev, &next, &why) == ETL_PARSE_OK) {
+            found = (ev.flags & ETL_EV_TS) != 0;
+            *ts = ev.ts;
+            pos = next;
+        }
+    }
+    etl_scope_end(f, &scope);
+    etl_loaded_free(&l);
+    return found;
+}
+
+/* Whether the first events of the buffers of entries a, b and c are in
+ * time order, those of a and c apart. */
+static bool times_in_order(struct etl_file *f, size_t a, size_t b, size_t c)
+{
+    int64_t ta, tb, tc;
+    return first_time(f, a, &ta) && first_time(f, b, &tb) && first_time(f, c, &tc) &&
+           ta <= tb && tb <= tc && ta < tc;
+}
+
+/* How far SequenceNumber b lies after a, counted around 2^64 (a counter
+ * that wraps, as it would after 2^64 buffers, goes on rising): negative
+ * when it lies before. */
+static int64_t seq_diff(uint64_t a, uint64_t b)
+{
+    return (int64_t)(b - a);
+}
+
+/* Says that the SequenceNumber of entry x is damaged and gives it `seq`. */
+static void seq_mend(struct etl_file *f, size_t x, uint64_t seq, uint64_t before,
+                     uint64_t after)
+{
+    etl_report(f, ETL_ENT_OFFSET(&f->ents[x]) + BH_SEQUENCE,
+               "buffer SequenceNumber %llu is out of line with those of processor %u's "
+               "buffers next to it in the file (%llu, %llu), and the times of their first "
+               "events keep it in its place there: read there", (unsigned long long)f->ents[x].seq,
+               (unsigned)ETL_ENT_CPU(&f->ents[x]), (unsigned long long)before,
+               (unsigned long long)after);
+    f->ents[x].seq = seq;
+}
+
+/* A processor's buffers lie in the file in the order of their
+ * SequenceNumbers but at a wrapped circular file's start (§2), where both
+ * fall. Entries a, x and b are three of them one after another in the
+ * file (pos: x is the first of them, 0, the second, 1, or the last, 2):
+ * when the others' rise and x's is out of line with them, and the times
+ * of the first events of the three put x where it lies, x's is damaged:
+ * said, and given that of the one beside it that it follows or precedes
+ * (the tie goes to the file's order). Before, such a buffer was read
+ * where its SequenceNumber put it, its events out of time order (one bit
+ * of one of a generated trace's put it last of its processor's, 6
+ * switches linked wrongly). */
+static void seq_check3(struct etl_file *f, size_t a, size_t x, size_t b, int pos)
+{
+    const struct etl_bufent *e = f->ents;
+    uint64_t sa = e[a].seq, sx = e[x].seq, sb = e[b].seq;
+    if (seq_diff(sa, sb) <= 0)
+        return;
+    if (pos == 1 && (seq_diff(sa, sx) < 0 || seq_diff(sx, sb) < 0) && times_in_order(f, a, x, b))
+        seq_mend(f, x, sa, sa, sb);
+    else if (pos == 0 && seq_diff(sx, sa) < 0 && times_in_order(f, x, a, b))
+        seq_mend(f, x, sa, sa, sb);
+    else if (pos == 2 && seq_diff(sb, sx) < 0 && times_in_order(f, a, b, x))
+        seq_mend(f, x, sb, sa, sb);
+}
+
+/* Entries x and y are the only buffers of a processor, x first in the
+ * file. When their SequenceNumbers put y first and the times of their
+ * first events put x first (at a wrapped circular file's start both put y
+ * first), one of the two SequenceNumbers is damaged, which does not
+ * matter to their order: y is given x's (the tie goes to the file's
+ * order), said. */
+static void seq_check2(struct etl_file *f, size_t x, size_t y)
+{
+    uint64_t sx = f->ents[x].seq, sy = f->ents[y].seq;
+    int64_t tx, ty;
+    if (seq_diff(sx, sy) >= 0 || !first_time(f, x, &tx) || !first_time(f, y, &ty) || tx >= ty)
+        return;
+    etl_report(f, ETL_ENT_OFFSET(&f->ents[y]) + BH_SEQUENCE,
+               "buffer SequenceNumber %llu is below that of processor %u's buffer before it in "
+               "the file (%llu), whose first event is earlier: read after it",
+               (unsigned long long)sy, (unsigned)ETL_ENT_CPU(&f->ents[y]),
+               (unsigned long long)sx);
+    f->ents[y].seq = sx;
+}
+
+/* The checks of the processors' last buffers (last: seq_check's). */
+static void seq_check_ends(struct etl_file *f, uint32_t (*last)[4])
+{
+    for (size_t c = 0; c < ETL_MAX_CPUS; c++) {
+        const uint32_t *l = last[c];
+        if (l[3] == 3)
+            seq_check3(f, l[0] - 1, l[2] - 1, l[1] - 1, 2);
+        else if (l[3] == 2)
+            seq_check2(f, l[1] - 1, l[2] - 1);
+    }
+}
+
+/* seq_check3 over every three buffers of a processor one after another in
+ * the file (the first two and the last two of each too), seq_check2 over
+ * a processor's two. */
+static void seq_check(struct etl_file *f)
+{
+    uint32_t (*last)[4] = calloc(ETL_MAX_CPUS, sizeof *last); /* 3 entries + 1, count */
+    if (!last) {
+        f->nomem = true;
+        return;
+    }
+    for (size_t i = 0; i < f->nents; i++) {
+        const struct etl_bufent *e = &f->ents[i];
+        if (ETL_ENT_HEADER(e) && i > 0) {
+            /* Another trace's header buffer: its SequenceNumbers begin
+             * again (two traces put together). */
+            seq_check_ends(f, last);
+            memset(last, 0, ETL_MAX_CPUS * sizeof *last);
+        }
+        if (ETL_ENT_HEADER(e) || ETL_ENT_UNREAD(e))
+            continue;
+        uint32_t *l = last[ETL_ENT_CPU(e)];
+        if (l[3] == 2) /* i is the third: the first of the processor */
+            seq_check3(f, l[2] - 1, l[1] - 1, i, 0);
+        if (l[3] >= 2)
+            seq_check3(f, l[1] - 1, l[2] - 1, i, 1);
+        l[0] = l[1];
+        l[1] = l[2];
+        l[2] = (uint32_t)i + 1;
+        l[3] = l[3] < 3 ? l[3] + 1 : 3;
+    }
+    seq_check_ends(f, last);
+    free(last);
+}
+
 static void index_done(struct etl_file *f)
 {
     f->indexed = true;
+    seq_check(f);
     say_repeats(f);
     /* Indexed by the view's pass, whose progress counted the repeats. */
     if (f->totals.repeated && f->progress_done && !f->scope && f->diag.progress)
