@@ -56,22 +56,22 @@ run_units() {
     : > "$logs/unit.done"
 }
 
-scripts="real switches processes sched golden cli unix names formats export memory edge threads hostile fuzz perf"
+scripts="real switches processes sched golden cli unix names formats export memory edge threads hostile fuzz perf pairs"
 [ -n "$quick" ] && scripts="real golden cli unix names"
 # Under an emulator (ETLDUMP_EMULATOR, set by tools/check-i386.sh when the
 # i386 programs run under qemu-i386) every process costs many times more:
-# the three sweeps of thousands of runs (hostile input, allocation failure
-# and peaks, fuzz replays) are left to the native suites and counted as
-# skipped, unless ETLDUMP_EMULATED_SWEEPS=1.
+# the four sweeps of thousands of runs (hostile input, allocation failure
+# and peaks, fuzz replays, traces put together) are left to the native
+# suites and counted as skipped, unless ETLDUMP_EMULATED_SWEEPS=1.
 if [ -n "${ETLDUMP_EMULATOR:-}" ] && [ -z "$quick" ] && [ "${ETLDUMP_EMULATED_SWEEPS:-}" != 1 ]; then
-    for name in hostile memory fuzz; do
+    for name in hostile memory fuzz pairs; do
         scripts=$(echo " $scripts " | sed "s/ $name / /")
         skip=$((skip + 1))
         echo "$name: skipped under $ETLDUMP_EMULATOR (ETLDUMP_EMULATED_SWEEPS=1 runs it)"
     done
 fi
 # The longest first, so that the scripts running side by side end together.
-first="hostile memory fuzz edge perf threads export formats"
+first="hostile memory fuzz edge perf threads export formats pairs"
 
 # Runs one script into logs/NAME.log, its status and seconds beside it.
 logs=$tmpdir/logs
@@ -85,6 +85,7 @@ run_script() {
         threads) set -- "$ETLDUMP" "$shared" ;;
         memory) set -- "$ETLDUMP" "$shared" ;;
         formats) set -- "$ETLDUMP" samples/*.etl "$shared"/samples/real/*.etl ;;
+        pairs) set -- "$ETLDUMP" build/mktrace "$shared" ;;
         *) set -- "$ETLDUMP" ;;
     esac
     t0=$(date +%s)

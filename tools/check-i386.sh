@@ -75,8 +75,8 @@ if ! "$probe" 2>/dev/null; then
     if emulate; then
         echo "check-i386: this kernel runs no 32-bit programs; the tests run under $qemu (user-mode emulation)"
         # The peak-memory checks then count above the emulator's own memory,
-        # and the three sweeps of thousands of runs (tests/hostile.sh,
-        # tests/memory.sh, tests/fuzz.sh) are left to the 64-bit suites
+        # and the four sweeps of thousands of runs (tests/hostile.sh,
+        # tests/memory.sh, tests/fuzz.sh, tests/pairs.sh) are left to the 64-bit suites
         # (tests/run.sh counts them skipped): they would take 40 minutes
         # here. With ETLDUMP_EMULATED_SWEEPS=1 they run, hostile input and
         # allocation failures sampled more thinly (values set by the caller
