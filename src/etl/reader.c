@@ -910,50 +910,72 @@ static void seq_check2(struct etl_file *f, size_t x, size_t y)
     f->ents[y].seq = sx;
 }
 
-/* The checks of the processors' last buffers (last: seq_check's). */
-static void seq_check_ends(struct etl_file *f, uint32_t (*last)[4])
+/* What seq_check keeps of each processor: its last three buffers in the
+ * file (entries + 1, the last in at[2]), how many it had (at most 3), and
+ * the trace it keeps them for (a second header buffer begins another). */
+struct seq_cpu {
+    uint32_t at[3];
+    uint32_t n;
+    uint32_t trace;
+};
+
+/* The checks of the last buffers of the processors cpus[0, n). */
+static void seq_check_ends(struct etl_file *f, const struct seq_cpu *c, const uint16_t *cpus,
+                           size_t n)
 {
-    for (size_t c = 0; c < ETL_MAX_CPUS; c++) {
-        const uint32_t *l = last[c];
-        if (l[3] == 3)
-            seq_check3(f, l[0] - 1, l[2] - 1, l[1] - 1, 2);
-        else if (l[3] == 2)
-            seq_check2(f, l[1] - 1, l[2] - 1);
+    for (size_t k = 0; k < n; k++) {
+        const struct seq_cpu *p = &c[cpus[k]];
+        if (p->n == 3)
+            seq_check3(f, p->at[0] - 1, p->at[2] - 1, p->at[1] - 1, 2);
+        else if (p->n == 2)
+            seq_check2(f, p->at[1] - 1, p->at[2] - 1);
     }
 }
 
 /* seq_check3 over every three buffers of a processor one after another in
  * the file (the first two and the last two of each too), seq_check2 over
- * a processor's two. */
+ * a processor's two, trace by trace (two put together begin again at the
+ * second's header buffer). */
 static void seq_check(struct etl_file *f)
 {
-    uint32_t (*last)[4] = calloc(ETL_MAX_CPUS, sizeof *last); /* 3 entries + 1, count */
-    if (!last) {
+    struct seq_cpu *c = calloc(ETL_MAX_CPUS, sizeof *c);
+    uint16_t *cpus = malloc(ETL_MAX_CPUS * sizeof *cpus); /* those of the trace */
+    size_t ncpus = 0;
+    uint32_t trace = 1;
+    if (!c || !cpus) {
         f->nomem = true;
+        free(c);
+        free(cpus);
         return;
     }
     for (size_t i = 0; i < f->nents; i++) {
         const struct etl_bufent *e = &f->ents[i];
-        if (ETL_ENT_HEADER(e) && i > 0) {
-            /* Another trace's header buffer: its SequenceNumbers begin
-             * again (two traces put together). */
-            seq_check_ends(f, last);
-            memset(last, 0, ETL_MAX_CPUS * sizeof *last);
+        if (ETL_ENT_HEADER(e) && i > 0 && ncpus) {
+            seq_check_ends(f, c, cpus, ncpus);
+            ncpus = 0;
+            trace++;
         }
         if (ETL_ENT_HEADER(e) || ETL_ENT_UNREAD(e))
             continue;
-        uint32_t *l = last[ETL_ENT_CPU(e)];
-        if (l[3] == 2) /* i is the third: the first of the processor */
-            seq_check3(f, l[2] - 1, l[1] - 1, i, 0);
-        if (l[3] >= 2)
-            seq_check3(f, l[1] - 1, l[2] - 1, i, 1);
-        l[0] = l[1];
-        l[1] = l[2];
-        l[2] = (uint32_t)i + 1;
-        l[3] = l[3] < 3 ? l[3] + 1 : 3;
+        uint16_t cpu = ETL_ENT_CPU(e);
+        struct seq_cpu *p = &c[cpu];
+        if (p->trace != trace) {
+            memset(p, 0, sizeof *p);
+            p->trace = trace;
+            cpus[ncpus++] = cpu;
+        }
+        if (p->n == 2) /* i is the third: the first of the processor */
+            seq_check3(f, p->at[2] - 1, p->at[1] - 1, i, 0);
+        if (p->n >= 2)
+            seq_check3(f, p->at[1] - 1, p->at[2] - 1, i, 1);
+        p->at[0] = p->at[1];
+        p->at[1] = p->at[2];
+        p->at[2] = (uint32_t)i + 1;
+        p->n = p->n < 3 ? p->n + 1 : 3;
     }
-    seq_check_ends(f, last);
-    free(last);
+    seq_check_ends(f, c, cpus, ncpus);
+    free(c);
+    free(cpus);
 }
 
 static void index_done(struct etl_file *f)
