@@ -98,7 +98,7 @@ rm -f "$tmp/junk.etl"
 # once; the clock taken as 10 MHz from the earliest event; the Windows
 # build unknown (--max-wait-reason gives the compact switches' own).
 mwr=--max-wait-reason=0x27
-"$etldump" -f csv $mwr "$sample" | cut -d, -f1-2,4- > "$tmp/whole.csv" 2> /dev/null
+"$etldump" -f csv $mwr "$sample" 2> /dev/null | cut -d, -f1-2,4- > "$tmp/whole.csv"
 cp "$sample" "$tmp/nohdr.etl"
 dd if=/dev/zero of="$tmp/nohdr.etl" bs=1 seek=72 count=16 conv=notrunc 2> /dev/null
 expect "logfile header's record zeroed" 1 "$etldump" -f csv $mwr "$tmp/nohdr.etl"
