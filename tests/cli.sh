@@ -162,6 +162,14 @@ printf '\100' | dd of="$tmp/seq.etl" bs=1 seek=$((9 * 2048 + 0x18 + 3)) conv=not
 expect "a damaged SequenceNumber" 1 "$etldump" -f csv "$tmp/seq.etl"
 check "a damaged SequenceNumber: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'seq.etl: offset 0x4818: buffer SequenceNumber 1073741833 is out of line with those of processor 1.s buffers next to it in the file (7, 12), and the times of their first events keep it in its place there: read there\$' '$tmp/err'"
 check "a damaged SequenceNumber: every switch in its place" cmp -s "$tmp/out" "$tmp/whole.csv"
+# The same of a processor's only two buffers (processor 3's of the
+# ReadyThread sample: 1 at 0x2000 becomes 33, after the other's 9).
+"$etldump" -f csv "$top/samples/ready-dpc.etl" > "$tmp/whole.csv" 2> /dev/null
+cp "$top/samples/ready-dpc.etl" "$tmp/seq.etl"
+printf '\041' | dd of="$tmp/seq.etl" bs=1 seek=$((0x2000 + 0x18)) conv=notrunc 2> /dev/null
+expect "a damaged SequenceNumber of two" 1 "$etldump" -f csv "$tmp/seq.etl"
+check "a damaged SequenceNumber of two: said" sh -c "[ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'seq.etl: offset 0x12018: buffer SequenceNumber 9 is below that of processor 3.s buffer before it in the file (33), whose first event is earlier: read after it\$' '$tmp/err'"
+check "a damaged SequenceNumber of two: every switch in its place" cmp -s "$tmp/out" "$tmp/whole.csv"
 rm -f "$tmp/seq.etl" "$tmp/whole.csv"
 
 # Damage: status 1, a one-line message with the offset, the rest dumped.

@@ -428,6 +428,21 @@ static bool cut_in_logfile(const uint8_t *mem, size_t n)
 
 static enum etl_open_status read_without_header(struct etl_file *f);
 
+/* Sets what the logfile header f->hdr says of the buffers: the largest to
+ * load (the header's buffer size, raised by the index to the biggest on
+ * disk; a decompressed one is at most that) and what a strong buffer
+ * header may be (zmost, zstrict, cpus_most: internal.h). */
+static void bounds_from_header(struct etl_file *f)
+{
+    uint32_t stride = f->hdr.buffer_size;
+    f->max_buf = stride > ETL_MAX_BUFFER_SIZE ? ETL_MAX_BUFFER_SIZE : stride;
+    f->zmost = stride >= ETL_BUF_HEADER_SIZE && stride <= ETL_MAX_BUFFER_SIZE
+                   ? stride
+                   : ETL_MAX_BUFFER_SIZE;
+    f->zstrict = (f->hdr.log_file_mode & MODE_COMPRESSED) != 0;
+    f->cpus_most = f->hdr.cpus && f->hdr.cpus <= ETL_MAX_CPUS ? f->hdr.cpus : ETL_MAX_CPUS;
+}
+
 /* The logfile header at the start of the file, whose record ev was parsed
  * into f->hdr, may be cut short by another trace's header buffer inside
  * that record (a copy cut in its first few hundred bytes, the trace after
@@ -494,24 +509,20 @@ static enum etl_open_status read_logfile_header(struct etl_file *f)
     return st;
 }
 
+static bool header_strong(const struct etl_file *f, const struct etl_buffer *b);
+
 /* Whether the n bytes at head hold what may be a buffer header whose
- * buffer is read without a logfile header (read_without_header): known
- * flags and type, a possible size, its offsets within it, a processor
- * that may be. A stream that begins with one is copied whole. */
+ * buffer is read without a logfile header (read_without_header): one
+ * strong (header_strong) under no logfile header's bounds. A stream that
+ * begins with one is copied whole. */
 static bool head_holds_buffer(const uint8_t *head, size_t n)
 {
+    static const struct etl_file unknown = { .zmost = ETL_MAX_BUFFER_SIZE,
+                                             .cpus_most = ETL_MAX_CPUS };
     for (size_t i = 0; n - i >= ETL_BUF_HEADER_SIZE; i++) {
-        const uint8_t *h = head + i;
-        uint32_t size = etl_le32(h + BH_BUFFER_SIZE);
-        if (size < ETL_BUF_HEADER_SIZE || size > ETL_MAX_BUFFER_SIZE ||
-            (etl_le16(h + BH_FLAG) & ~ETL_BUF_FLAGS_KNOWN) ||
-            etl_le16(h + BH_TYPE) > ETL_BUF_TYPE_LAST)
-            continue;
         struct etl_buffer b;
-        etl_decode_buffer_header(h, i, &b);
-        if (b.cpu < ETL_MAX_CPUS && b.seq < (1ull << 40) &&
-            ((b.flags & ETL_BUF_FLAG_COMPRESSED) ||
-             (b.saved_offset <= b.size && b.offset_field <= b.size)))
+        etl_decode_buffer_header(head + i, i, &b);
+        if (header_strong(&unknown, &b))
             return true;
     }
     return false;
@@ -809,7 +820,6 @@ static void say_repeats(const struct etl_file *f)
                  (unsigned long long)n, (unsigned long long)r->at, (unsigned long long)r->of);
 }
 
-/* The index is whole: says what it found twice and lets go of the table. */
 /* The time of the first timed event of the buffer of entry i, in *ts;
  * false when it has none or cannot be read. */
 static bool first_time(struct etl_file *f, size_t i, int64_t *ts)
@@ -978,6 +988,8 @@ static void seq_check(struct etl_file *f)
     free(cpus);
 }
 
+/* The index is whole: mends damaged SequenceNumbers, says what it found
+ * twice and lets go of the table. */
 static void index_done(struct etl_file *f)
 {
     f->indexed = true;
@@ -1355,15 +1367,13 @@ static enum etl_open_status read_without_header(struct etl_file *f)
                    "from there", (unsigned long long)at, (unsigned long long)at);
         return ETL_OPEN_OK;
     }
-    /* What finish_open sets for a logfile header of zeros. */
-    f->cpus_most = ETL_MAX_CPUS;
-    f->zmost = ETL_MAX_BUFFER_SIZE;
-    f->zstrict = false;
+    /* What a strong buffer header may be without a logfile header. */
+    memset(&f->hdr, 0, sizeof f->hdr);
+    bounds_from_header(f);
     at = 0;
     while (!buffer_of_trace(f, at))
         if (f->nomem || !scan_between(f, at + 1, JUNK_SCAN, 0, &at))
             return f->nomem ? ETL_OPEN_NOMEM : ETL_OPEN_NOT_ETL;
-    memset(&f->hdr, 0, sizeof f->hdr);
     f->headerless = true;
     f->index_at = at;
     etl_report(f, 0, "no logfile header at the start (damaged, or the file's start cut off): "
@@ -1904,6 +1914,7 @@ static bool index_may_wait(const struct etl_file *f)
            etl_read_way != ETL_READ_MAP;
 }
 
+/* Keeps in *ctx (an int64_t) the earliest time of the events it is given. */
 static bool earliest_seen(void *ctx, const struct etl_event *ev)
 {
     int64_t *t = ctx;
@@ -1937,15 +1948,7 @@ static struct etl_file *finish_open(struct etl_file *f, enum etl_open_status *st
         errno = e;
         return NULL;
     }
-    /* Largest buffer to load: the header's buffer size, raised by the index
-     * to the biggest on disk; a decompressed one is at most that. */
-    uint32_t stride = f->hdr.buffer_size;
-    f->max_buf = stride > ETL_MAX_BUFFER_SIZE ? ETL_MAX_BUFFER_SIZE : stride;
-    f->zmost = stride >= ETL_BUF_HEADER_SIZE && stride <= ETL_MAX_BUFFER_SIZE
-                   ? stride
-                   : ETL_MAX_BUFFER_SIZE;
-    f->zstrict = (f->hdr.log_file_mode & MODE_COMPRESSED) != 0;
-    f->cpus_most = f->hdr.cpus && f->hdr.cpus <= ETL_MAX_CPUS ? f->hdr.cpus : ETL_MAX_CPUS;
+    bounds_from_header(f);
     /* Without a logfile header, times count from the earliest event. */
     if (f->headerless && etl_file_index(f))
         f->hdr.t0 = earliest_event(f);
