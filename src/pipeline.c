@@ -236,6 +236,11 @@ static void chunk_format(struct etl_pipe *pp, struct chunk *c, unsigned t)
     etl_out_reset(&c->out);
     for (size_t i = 0; i < c->n; i++) {
         job.item = i;
+        if (i + PREFETCH_AHEAD < c->n) {
+            const unsigned char *ahead = c->items + (i + PREFETCH_AHEAD) * pp->item_size;
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + pp->item_size - 1);
+        }
         if (pp->fn(w, c->items + i * pp->item_size, ctx, &job) != 0 && !c->out.err)
             c->out.err = EIO; /* a render that failed without saying why */
         if (c->out.err)

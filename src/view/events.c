@@ -352,8 +352,12 @@ ETL_INLINE int event_csv_direct(struct etl_printer *p, size_t ncols,
 ETL_INLINE void row_event(const struct ev_row *r, struct etl_event *ev, const char **name,
                           const struct etl_value **pt)
 {
-    memset(ev, 0, sizeof *ev);
+    /* Field by field, not a memset first: that took a tenth of the
+     * samples of render with two threads (a rep stos on x86-64). */
     ev->ts = r->ts;
+    ev->data = ev->ext = ev->ext_items = NULL;
+    ev->data_len = ev->ext_items_len = 0;
+    ev->pmc_count = ev->pebs = ev->compressed = 0;
     ev->buffer_offset = r->buffer_offset;
     ev->event_offset = r->event_offset;
     ev->tid = r->tid;
