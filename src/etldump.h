@@ -52,6 +52,7 @@ struct etl_print_opts {
     bool no_header;        /* CSV: no header row; text: no header line */
     bool with_filename;    /* every row starts with a `file` column */
     unsigned file_width;   /* text: the width of that column */
+    bool csv_formulas;     /* CSV: strings that begin as formulas left as they are */
 };
 
 /* Returns the columns the text printer gives string str from a file or the

@@ -485,6 +485,9 @@ static void usage(FILE *to)
         "                           replaced only when the run succeeds, and never\n"
         "                           when it is one of the inputs or read-only\n"
         "      --crlf               CSV lines end in CRLF (default: LF)\n"
+        "      --csv-formulas       CSV strings from the trace that begin with =, +, -,\n"
+        "                           @, tab or CR as they are (default: an apostrophe\n"
+        "                           first, so that a spreadsheet shows them as text)\n"
         "      --no-header          no header row (CSV) or header lines (text)\n"
         "  -H, --with-filename      a first column `file` on every row (the default\n"
         "                           with more than one input)\n"
@@ -669,7 +672,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
 {
     enum { OPT_INFO = 256, OPT_STATS, OPT_EVENTS, OPT_TIME, OPT_MWR, OPT_STRICT,
            OPT_GROUPMASK, OPT_LCTX, OPT_WINDOWS, OPT_ARCH, OPT_CRLF, OPT_NO_HEADER,
-           OPT_NO_FILENAME, OPT_USAGE, OPT_THREADS, OPT_NO_FIELDS };
+           OPT_NO_FILENAME, OPT_USAGE, OPT_THREADS, OPT_NO_FIELDS, OPT_CSV_FORMULAS };
     /* Filter options, in the order of enum etl_filter_opt. */
     enum { OPT_SUMMARY = 512, OPT_CPU, OPT_TID, OPT_PID, OPT_PROCESS, OPT_RANGE, OPT_HOOK };
     static const struct option longopts[] = {
@@ -680,6 +683,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
         { "time", required_argument, NULL, OPT_TIME },
         { "output", required_argument, NULL, 'o' },
         { "crlf", no_argument, NULL, OPT_CRLF },
+        { "csv-formulas", no_argument, NULL, OPT_CSV_FORMULAS },
         { "no-header", no_argument, NULL, OPT_NO_HEADER },
         { "with-filename", no_argument, NULL, 'H' },
         { "no-filename", no_argument, NULL, OPT_NO_FILENAME },
@@ -710,7 +714,7 @@ static int run(int argc, char **argv, struct etl_filter *filter)
     unsigned views = 0; /* the views chosen, a bit each (one given twice is one) */
     int filenames = -1; /* -1: by the number of inputs */
     enum etl_time_mode tmode = ETL_TIME_REL;
-    struct etl_print_opts po = { false, false, false, 0 };
+    struct etl_print_opts po = { false, false, false, 0, false };
     struct etl_view_opts vo = { ETL_VIEW_SWITCHES, 0, false, filter, ETL_SUMMARY_ALL, 0, 0,
                                 false };
     char ferr[400];
@@ -764,6 +768,9 @@ static int run(int argc, char **argv, struct etl_filter *filter)
             break;
         case OPT_CRLF:
             po.crlf = true;
+            break;
+        case OPT_CSV_FORMULAS:
+            po.csv_formulas = true;
             break;
         case OPT_NO_HEADER:
             po.no_header = true;

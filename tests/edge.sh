@@ -45,6 +45,10 @@
 #   utf16      names that are not valid UTF-16 (and an image that is not
 #              UTF-8): U+FFFD where the bad unit is, in CSV, JSON, XML and
 #              text; names without their terminator reported at their offset;
+#   formula    images, command lines and thread names that begin as
+#              spreadsheet formulas (=, +, -, @, tab, CR, full-width signs):
+#              an apostrophe first in CSV, as they are with --csv-formulas
+#              and in JSON (tests/csvformula.py), the same on 1 and 3 threads;
 #   manifest   EVENT_HEADER events shaped like EventSource manifest chunks
 #              (Id 65534, Opcode 254) with a wrong magic byte or too few
 #              bytes, and one chunk that is no XML: each shown where it lies,
@@ -543,6 +547,48 @@ if gen utf16 utf16; then
     run utf16 all-events --events=all -f csv && {
         cols "$tmp/out" command_line | grep -qx "$cmd" && ok || bad "utf16: command line $cmd not shown"
     }
+fi
+
+# ---- strings a spreadsheet takes for formulas ------------------------------------------
+# tests/csvformula.py reads the outputs with Python's csv and json modules
+# and holds the strings and what each format makes of them.
+if ! command -v python3 > /dev/null 2>&1; then
+    skipped "formula: python3 not found (Debian: python3)"
+elif gen formula formula; then
+    views formula
+    fx=$(dirname "$0")/csvformula.py
+    n=$(tagged formula fx | wc -l)
+    [ "$n" -eq 14 ] && ok || bad "formula: mkedge wrote $n processes, the test knows 14"
+    # formula LABEL CHECK COLUMNS ARGS...: etldump ARGS, its output checked.
+    formula() {
+        fl=$1 fm=$2 fc=$3; shift 3
+        run formula "$fl" "$@" || return
+        if python3 "$fx" "$fm" "$tmp/out" $fc > "$tmp/fx.err" 2>&1; then ok
+        else bad "formula: etldump $* ($fm): $(head -n 2 "$tmp/fx.err" | tr '\n' ' ')"; fi
+    }
+    for spec in "switches old_process,new_process" \
+                "events image,command_line,thread_name --events=all" \
+                "summary process,thread_name --summary"; do
+        set -- $spec
+        fl=$1 fc=$(echo "$2" | tr , ' '); shift 2
+        formula "$fl-csv" guarded "$fc" "$@" -f csv
+        formula "$fl-kept" kept "$fc" "$@" -f csv --csv-formulas
+        formula "$fl-json" json "$fc" "$@" -f json
+    done
+    # The same bytes whatever the threads (the rows are formatted on them).
+    run formula one --events=all -f csv --threads=1 && cp "$tmp/out" "$tmp/fx1.csv" &&
+        run formula three --events=all -f csv --threads=3 &&
+        { cmp -s "$tmp/fx1.csv" "$tmp/out" && ok || bad "formula: --threads=1 and 3 differ"; }
+    # A file column from the command line is guarded too.
+    case $etldump in /*) fxe=$etldump ;; *) fxe=$PWD/$etldump ;; esac
+    cp "$tmp/formula.etl" "$tmp/=fx.etl"
+    (cd "$tmp" && "$fxe" -H -f csv =fx.etl > fxh.csv 2> /dev/null)
+    first=$(sed -n 2p "$tmp/fxh.csv" | cut -d, -f1)
+    [ "$first" = "'=fx.etl" ] && ok || bad "formula: file column of =fx.etl is $first"
+    (cd "$tmp" && "$fxe" -H -f csv --csv-formulas =fx.etl > fxh.csv 2> /dev/null)
+    first=$(sed -n 2p "$tmp/fxh.csv" | cut -d, -f1)
+    [ "$first" = "=fx.etl" ] && ok || bad "formula: --csv-formulas file column is $first"
+    rm -f "$tmp/=fx.etl"
 fi
 
 # ---- events shaped like manifest chunks ------------------------------------------------

@@ -7,8 +7,21 @@
  */
 #include "print/csvrow.h"
 
+bool etl_csv_formula(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    if (n == 0)
+        return false;
+    if (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' ||
+        s[0] == '\r')
+        return true;
+    /* U+FF0B, U+FF0D, U+FF1D: EF BC 8B, 8D, 9D; U+FF20: EF BC A0. */
+    return n >= 3 && s[0] == 0xEF && s[1] == 0xBC &&
+           (s[2] == 0x8B || s[2] == 0x8D || s[2] == 0x9D || s[2] == 0xA0);
+}
+
 /* One field the careful way (csvrow.h). */
-void etl_csv_field(struct etl_out *o, const char *str, size_t n)
+void etl_csv_field(struct etl_out *o, const char *str, size_t n, bool guard)
 {
     const unsigned char *s = (const unsigned char *)str;
     bool quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
@@ -16,6 +29,8 @@ void etl_csv_field(struct etl_out *o, const char *str, size_t n)
         quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
     if (quote)
         etl_out_putc(o, '"');
+    if (guard && etl_csv_formula(str, n))
+        etl_out_putc(o, '\'');
     size_t start = 0;
     for (size_t i = 0; i < n;) {
         if (s[i] == '"') {
@@ -64,7 +79,7 @@ static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
     for (size_t i = 0; i < t->ncols; i++) {
         if (i || file)
             etl_out_putc(p->out, ',');
-        etl_csv_field(p->out, t->cols[i].name, strlen(t->cols[i].name));
+        etl_csv_field(p->out, t->cols[i].name, strlen(t->cols[i].name), false);
     }
     etl_csv_eol(p);
     return etl_print_status(p);
@@ -73,6 +88,11 @@ static int csv_begin_table(struct etl_printer *p, const struct etl_table *t)
 /* Bytes that send a string from the file to etl_csv_field (csvrow.h). */
 const bool etl_csv_special[256] = {
     [','] = true, ['"'] = true, ['\r'] = true, ['\n'] = true, ETL_BYTES_UTF8,
+};
+
+const bool etl_csv_lead[256] = {
+    [' '] = true, ['='] = true, ['+'] = true, ['-'] = true, ['@'] = true, ['\t'] = true,
+    ['\r'] = true, [0xEF] = true,
 };
 
 /* The row: by the table's own writer when it has one, else from each
@@ -87,7 +107,7 @@ static int csv_row_set(struct etl_printer *p, const struct etl_value *vals, cons
         if (p->file_csv_plain)
             etl_out_write(o, p->file, p->file_len);
         else
-            etl_csv_field(o, p->file, p->file_len);
+            etl_csv_field(o, p->file, p->file_len, !p->opt.csv_formulas);
     }
     if (t->csv_row)
         return t->csv_row(p, vals, set[0], file);

@@ -26,8 +26,21 @@
 
 /* Writes one field through the careful path: quoted when it holds a comma,
  * quote, CR or LF, or starts or ends with a space; quotes doubled, bytes
- * that are not valid UTF-8 replaced by U+FFFD. */
-void etl_csv_field(struct etl_out *o, const char *str, size_t n);
+ * that are not valid UTF-8 replaced by U+FFFD. With guard (a string from
+ * the file or the command line, without --csv-formulas), a field that
+ * begins as a spreadsheet formula (etl_csv_formula) gets an apostrophe
+ * first, which spreadsheets take to mean text and do not show. */
+void etl_csv_field(struct etl_out *o, const char *str, size_t n, bool guard);
+
+/* Whether string s[0..n) begins as spreadsheets begin a formula: with =,
+ * +, -, @, a tab or CR, or the full-width =, +, - or @ (U+FF1D, U+FF0B,
+ * U+FF0D, U+FF20) some of them also take (CWE-1236). */
+bool etl_csv_formula(const char *s, size_t n);
+
+/* First bytes that send a string from the file to etl_csv_field: a space
+ * (quoted) and those etl_csv_formula looks at (the full-width signs begin
+ * with 0xEF, a byte of etl_csv_special). */
+extern const bool etl_csv_lead[256];
 
 /* Ends a record: LF, or CRLF with --crlf. */
 void etl_csv_eol(struct etl_printer *p);
@@ -49,8 +62,9 @@ ETL_INLINE __m128i etl_csv_special16(__m128i x)
 }
 #endif
 
-/* Returns true when string s[0..n) needs no quoting and no replacement: no
- * byte of etl_csv_special, no space first or last. With SSE2 (every
+/* Returns true when string s[0..n) needs no quoting, no replacement and no
+ * apostrophe: no byte of etl_csv_special, no space last, no byte of
+ * etl_csv_lead first. With SSE2 (every
  * x86-64) sixteen bytes at a time, as etl_json_plain: a byte at a time,
  * the checks took 6.6% of the instructions of switches to CSV with their
  * threads' processes and readying threads (tests/perf.sh, ready-csv).
@@ -60,7 +74,7 @@ ETL_INLINE bool etl_csv_plain_str(const char *str, size_t n)
     const unsigned char *s = (const unsigned char *)str;
     if (n == 0)
         return true;
-    if (s[0] == ' ' || s[n - 1] == ' ')
+    if (etl_csv_lead[s[0]] || s[n - 1] == ' ')
         return false;
 #if defined(__SSE2__)
     if (n >= 4)
@@ -182,7 +196,8 @@ ETL_INLINE bool etl_csv_row_cell(struct etl_printer *p, struct etl_csv_row *r, s
     if (ty == ETL_COL_FIELDS)
         etl_fields_json_csv(v->v.p, r->o); /* the JSON object as one quoted field */
     else
-        etl_csv_field(r->o, v->v.str, etl_cell_len(v));
+        etl_csv_field(r->o, v->v.str, etl_cell_len(v),
+                      ty == ETL_COL_STR && !(v->len & ETL_CELL_PLAIN) && !p->opt.csv_formulas);
     return (r->d = r->q = etl_out_space(r->o, r->room)) != NULL;
 }
 

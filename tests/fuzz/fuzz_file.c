@@ -54,6 +54,7 @@ enum {
     WFAIL = 1u << 12,    /* every write of the output fails */
     WFULL = 1u << 13,    /* the output fills up after 4 KiB */
     NOFIELDS = 1u << 14, /* --no-fields */
+    FORMULAS = 1u << 15, /* --csv-formulas */
 };
 
 struct runopt {
@@ -77,7 +78,7 @@ struct runopt {
 static const struct runopt runs[] = {
     { SW, "text", REL, NOHDR, 0 },          { SW, "csv", RAW, CRLF | FNAME | THREADS, 0 },
     { SW, "xml", ABS, CHECK | BYFD, 0 },    { SW, "json", REL, FNAME, 0 },
-    { EV, "text", RAW, FNAME, 0 },          { EV, "csv", ABS, NOHDR | BYPATH, 0 },
+    { EV, "text", RAW, FNAME, 0 },          { EV, "csv", ABS, NOHDR | BYPATH | FORMULAS, 0 },
     { EV, "xml", REL, FNAME | CHECK, 0 },   { EV, "json", RAW, THREADS, 0 },
     { ST, "text", ABS, BYPIPE, 0 },         { ST, "csv", REL, CRLF | BYFD, 0 },
     { ST, "xml", RAW, CHECK, 0 },           { ST, "json", ABS, THREADS, 0 },
@@ -255,7 +256,7 @@ static enum etl_result run(const uint8_t *data, size_t size, const struct runopt
     if (!p)
         abort();
     struct etl_print_opts po = { (o->flags & CRLF) != 0, (o->flags & NOHDR) != 0,
-                                 (o->flags & FNAME) != 0, 12 };
+                                 (o->flags & FNAME) != 0, 12, (o->flags & FORMULAS) != 0 };
     etl_printer_set_options(p, &po);
     struct etl_view_opts vo;
     memset(&vo, 0, sizeof vo);

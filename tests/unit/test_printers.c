@@ -1706,8 +1706,11 @@ START_TEST(plain_scans)
                     ck_abort_msg("JSON: byte 0x%02x at %zu of %zu", b, at, n);
                 if (etl_xml_plain_str(s, n) != (etl_xml_plain[b] != 0))
                     ck_abort_msg("XML: byte 0x%02x at %zu of %zu", b, at, n);
-                bool edge_space = b == ' ' && (at == 0 || at == n - 1);
-                if (etl_csv_plain_str(s, n) != (!etl_csv_special[b] && !edge_space))
+                /* First: a space (quoted) or what begins a formula (an
+                 * apostrophe first); last: a space. */
+                bool edge = (at == 0 && b != 0 && strchr(" =+-@\t\r", (int)b)) ||
+                            (at == n - 1 && b == ' ');
+                if (etl_csv_plain_str(s, n) != (!etl_csv_special[b] && !edge))
                     ck_abort_msg("CSV: byte 0x%02x at %zu of %zu", b, at, n);
             }
             s[at] = 'a';
@@ -1769,6 +1772,75 @@ START_TEST(plain_cells)
         ck_assert_str_eq(a, "name,other\nThread/CSwitch,a,b\nThread/CSwitch,\n");
         free(a);
     }
+}
+END_TEST
+
+/* Strings from the file that begin as spreadsheet formulas (CWE-1236):
+ * an apostrophe first in CSV, inside the quotes when the field has them,
+ * through the row loop and a table's own writer, short and long (past
+ * ETL_CSV_CELL_MAX, the careful path) alike; as they are with
+ * csv_formulas, in a NAME column (the tool's own words) and after the
+ * first byte. */
+static const struct etl_column formula_cols[2] = {
+    { "s", ETL_COL_STR, 0, false }, { "n", ETL_COL_NAME, 0, false },
+};
+ETL_CSV_ROW_WRITER(formula_csv_row, formula_cols, 2)
+static const struct etl_table formula_loop = { "f", formula_cols, 2, false, NULL };
+static const struct etl_table formula_own = { "f", formula_cols, 2, false, formula_csv_row };
+
+START_TEST(csv_formulas)
+{
+    /* A string; the STR cell by default and with csv_formulas. The NAME
+     * cell is the string as it is (copied, below ETL_CSV_CELL_MAX bytes:
+     * the tool's own words need no quoting). */
+    static const struct {
+        const char *in, *guarded, *kept;
+    } cases[] = {
+        { "=1+1", "'=1+1", "=1+1" },
+        { "+1", "'+1", "+1" },
+        { "-1", "'-1", "-1" },
+        { "@SUM(A1)", "'@SUM(A1)", "@SUM(A1)" },
+        { "\tx", "'\tx", "\tx" },
+        { "\rx", "\"'\rx\"", "\"\rx\"" },
+        { "=A1,\"b\"", "\"'=A1,\"\"b\"\"\"", "\"=A1,\"\"b\"\"\"" },
+        { "\xef\xbc\x9d" "1", "'\xef\xbc\x9d" "1", "\xef\xbc\x9d" "1" },
+        { "\xef\xbc\x8b" "1", "'\xef\xbc\x8b" "1", "\xef\xbc\x8b" "1" },
+        { "\xef\xbc\x8d" "1", "'\xef\xbc\x8d" "1", "\xef\xbc\x8d" "1" },
+        { "\xef\xbc\xa0" "x", "'\xef\xbc\xa0" "x", "\xef\xbc\xa0" "x" },
+        /* U+FF21, a letter; then the first two bytes of U+FF1D alone. */
+        { "\xef\xbc\xa1" "A", "\xef\xbc\xa1" "A", "\xef\xbc\xa1" "A" },
+        { "\xef\xbc", "\xef\xbf\xbd\xef\xbf\xbd", "\xef\xbf\xbd\xef\xbf\xbd" },
+        { "a=b", "a=b", "a=b" },
+        { " =x", "\" =x\"", "\" =x\"" },
+        { "", "", "" },
+        { "=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+          "'=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+          "=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
+    };
+    const struct etl_table *tables[] = { &formula_loop, &formula_own };
+    for (size_t t = 0; t < 2; t++)
+        for (int keep = 0; keep < 2; keep++)
+            for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                struct capture c;
+                struct etl_printer *p = cap_open(&c, "csv", ETL_TIME_REL);
+                struct etl_print_opts o = { .csv_formulas = keep != 0 };
+                etl_printer_set_options(p, &o);
+                start_table(p, tables[t]);
+                struct etl_value v[2];
+                memset(v, 0, sizeof v);
+                v[0].v.str = v[1].v.str = cases[i].in;
+                ck_assert_int_eq(etl_print_row_set(p, v, 3), 0);
+                ck_assert_int_eq(etl_print_end_table(p), 0);
+                ck_assert_int_eq(etl_print_end_file(p), 0);
+                size_t n;
+                char *got = cap_close(&c, &n);
+                char want[256];
+                snprintf(want, sizeof want, "s,n\n%s,%s\n",
+                         keep ? cases[i].kept : cases[i].guarded, cases[i].in);
+                ck_assert_msg(strcmp(got, want) == 0, "table %zu, keep %d, case %zu: [%s], not [%s]",
+                              t, keep, i, got, want);
+                free(got);
+            }
 }
 END_TEST
 
@@ -1840,6 +1912,7 @@ int main(void)
     tcase_add_test(tc, json_own_writer);
     tcase_add_test(tc, xml_own_writer);
     tcase_add_test(tc, plain_cells);
+    tcase_add_test(tc, csv_formulas);
     tcase_add_test(tc, plain_scans);
     suite_add_tcase(s, tc);
     int rc = unit_run(s);
