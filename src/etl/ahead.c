@@ -19,6 +19,14 @@
  * Only files read in place (mapped, or a memory block) are read ahead: the
  * helpers never read the file through a descriptor the reader also uses.
  * The reader maps every file with compressed buffers for them (reader.c).
+ *
+ * The merge of the processors' streams (stream.c) loads buffers in no
+ * order the helpers could follow through the file: the next is the one of
+ * the stream whose next event is earliest. There each stream has a slot of
+ * its own (a lane) and posts the buffer it will load after the one it is
+ * loading (etl_ahead_post); helpers take the posted buffers in the order
+ * they came. A buffer the reader reaches before a helper has begun it, the
+ * reader decompresses itself, as before.
  */
 #include "etl/internal.h"
 
@@ -33,7 +41,7 @@
 /* Bytes of all the slots together at most (each holds one buffer). */
 #define SLOT_BYTES_MAX (16u * 1024u * 1024u)
 
-enum { S_FREE, S_WORKING, S_DONE };
+enum { S_FREE, S_WORKING, S_DONE, S_QUEUED };
 
 /* One buffer decompressed ahead (or being). */
 struct slot {
@@ -47,6 +55,7 @@ struct slot {
     enum etl_lz77_status st;
     size_t used;
     size_t made;               /* bytes of output it produced */
+    bool in_fifo;              /* a merge's: its lane is in the fifo */
 };
 
 struct etl_ahead {
@@ -62,6 +71,9 @@ struct etl_ahead {
     size_t stride;             /* entries i with i % stride == 0: the reader's */
     bool stop;
     bool nomem;                /* a helper could not allocate a slot's buffer */
+    bool posted;               /* ahead of a merge: slot k is lane k's */
+    unsigned *fifo;            /* then the lanes posted, oldest first (each once) */
+    size_t fhead, fn;
 };
 
 /* Whether entry i is a compressed buffer the reader would decompress, and
@@ -98,16 +110,19 @@ static struct slot *free_slot(struct etl_ahead *a)
     return NULL;
 }
 
-static void *helper_main(void *arg)
+/* The next buffer of a walk in file order for a helper: a slot set to it,
+ * S_WORKING, its input and output in it; NULL when there is none to take
+ * now (a slot may free up), and *done when none is left (mutex held). */
+static struct slot *next_in_order(struct etl_ahead *a, bool *done)
 {
-    struct etl_ahead *a = arg;
     const struct etl_file *f = a->f;
-    pthread_mutex_lock(&a->mu);
-    while (!a->stop) {
+    for (;;) {
         if (a->next < a->taken)
             a->next = a->taken;
-        if (a->next >= f->nents)
-            break; /* nothing left to do */
+        if (a->next >= f->nents) {
+            *done = true; /* nothing left to do */
+            return NULL;
+        }
         const uint8_t *z;
         size_t zlen, out;
         if (a->next % a->stride == 0 || !candidate(f, a->next, &z, &zlen, &out)) {
@@ -115,12 +130,54 @@ static void *helper_main(void *arg)
             continue;
         }
         struct slot *s = free_slot(a);
+        if (!s)
+            return NULL;
+        s->idx = a->next++;
+        s->z = z;
+        s->zlen = zlen;
+        s->out = out;
+        return s;
+    }
+}
+
+/* The same ahead of a merge: the oldest lane posted whose buffer is still
+ * to be done. */
+static struct slot *next_posted(struct etl_ahead *a)
+{
+    while (a->fn > 0) {
+        struct slot *s = &a->slots[a->fifo[a->fhead]];
+        a->fhead = (a->fhead + 1) % a->nslots;
+        a->fn--;
+        s->in_fifo = false;
+        if (s->state != S_QUEUED)
+            continue; /* taken back by the reader, or posted again and done */
+        if (!candidate(a->f, s->idx, &s->z, &s->zlen, &s->out)) {
+            s->state = S_FREE;
+            continue;
+        }
+        return s;
+    }
+    return NULL;
+}
+
+static void *helper_main(void *arg)
+{
+    struct etl_ahead *a = arg;
+    pthread_mutex_lock(&a->mu);
+    while (!a->stop) {
+        bool done = false;
+        struct slot *s = a->posted ? next_posted(a) : next_in_order(a, &done);
+        if (done)
+            break;
         if (!s) {
             pthread_cond_wait(&a->cv, &a->mu);
             continue;
         }
-        *s = (struct slot){ a->next, S_WORKING, false, z, zlen, out, s->mem, s->cap, 0, 0, 0 };
-        a->next++;
+        s->state = S_WORKING;
+        s->ok = false;
+        s->used = s->made = 0;
+        const uint8_t *z = s->z;
+        size_t zlen = s->zlen, out = s->out;
         pthread_mutex_unlock(&a->mu);
         size_t need = ETL_BUF_HEADER_SIZE + out;
         if (s->cap < need) {
@@ -144,31 +201,36 @@ static void *helper_main(void *arg)
     return NULL;
 }
 
-bool etl_ahead_start(const struct etl_file *f, unsigned threads, struct etl_ahead **out)
+/* Starts `helpers` helpers over nslots slots (posted: ahead of a merge);
+ * *out NULL when there are none to start; false when memory or a thread
+ * could not be had. */
+static bool ahead_new(const struct etl_file *f, unsigned helpers, size_t nslots, bool posted,
+                      struct etl_ahead **out)
 {
     *out = NULL;
-    if (threads < 2 || !f->mem || f->totals.compressed == 0 || f->max_buf == 0)
-        return true;
-    unsigned helpers = threads - 1;
     if (helpers > ETL_AHEAD_MAX_THREADS)
         helpers = ETL_AHEAD_MAX_THREADS;
-    size_t nslots = (size_t)helpers * SLOTS_PER_THREAD;
     size_t fit = SLOT_BYTES_MAX / f->max_buf;
     if (nslots > fit)
         nslots = fit;
-    if (nslots == 0)
+    if (nslots == 0 || helpers == 0)
         return true; /* buffers too large to keep several: read in turn */
+    if (helpers > nslots)
+        helpers = (unsigned)nslots; /* a helper a slot at most */
     struct etl_ahead *a = calloc(1, sizeof *a);
     if (!a)
         return false;
     a->slots = calloc(nslots, sizeof *a->slots);
-    if (!a->slots || pthread_mutex_init(&a->mu, NULL) != 0) {
+    a->fifo = posted ? calloc(nslots, sizeof *a->fifo) : NULL;
+    if (!a->slots || (posted && !a->fifo) || pthread_mutex_init(&a->mu, NULL) != 0) {
+        free(a->fifo);
         free(a->slots);
         free(a);
         return false;
     }
     if (pthread_cond_init(&a->cv, NULL) != 0) {
         pthread_mutex_destroy(&a->mu);
+        free(a->fifo);
         free(a->slots);
         free(a);
         return false;
@@ -176,6 +238,7 @@ bool etl_ahead_start(const struct etl_file *f, unsigned threads, struct etl_ahea
     a->f = f;
     a->nslots = nslots;
     a->stride = (size_t)helpers + 2;
+    a->posted = posted;
     /* Asynchronous signals stay with the reader's thread; faults (SIGBUS on
      * a file that shrank, map.c) belong to the thread that made them. */
     sigset_t all, old;
@@ -199,6 +262,47 @@ bool etl_ahead_start(const struct etl_file *f, unsigned threads, struct etl_ahea
     return true;
 }
 
+bool etl_ahead_start(const struct etl_file *f, unsigned threads, struct etl_ahead **out)
+{
+    *out = NULL;
+    if (threads < 2 || !f->mem || f->totals.compressed == 0 || f->max_buf == 0)
+        return true;
+    unsigned helpers = threads - 1;
+    if (helpers > ETL_AHEAD_MAX_THREADS)
+        helpers = ETL_AHEAD_MAX_THREADS;
+    return ahead_new(f, helpers, (size_t)helpers * SLOTS_PER_THREAD, false, out);
+}
+
+bool etl_ahead_start_merge(const struct etl_file *f, unsigned threads, size_t lanes,
+                           struct etl_ahead **out)
+{
+    *out = NULL;
+    if (threads < 2 || !f->mem || f->totals.compressed == 0 || f->max_buf == 0)
+        return true;
+    return ahead_new(f, threads - 1, lanes, true, out);
+}
+
+void etl_ahead_post(struct etl_ahead *a, size_t lane, size_t idx)
+{
+    if (!a || !a->posted || lane >= a->nslots)
+        return;
+    pthread_mutex_lock(&a->mu);
+    struct slot *s = &a->slots[lane];
+    /* Not over a buffer a helper is at (the reader may wait for it), nor
+     * over the same buffer done. */
+    if (s->state != S_WORKING && !(s->state == S_DONE && s->idx == idx)) {
+        s->idx = idx;
+        s->state = S_QUEUED;
+        if (!s->in_fifo) {
+            a->fifo[(a->fhead + a->fn) % a->nslots] = (unsigned)lane;
+            a->fn++;
+            s->in_fifo = true;
+        }
+        pthread_cond_broadcast(&a->cv);
+    }
+    pthread_mutex_unlock(&a->mu);
+}
+
 bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zlen,
                     size_t out, uint8_t **mem, size_t *cap, enum etl_lz77_status *st,
                     size_t *used, size_t *made)
@@ -213,7 +317,7 @@ bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zl
             continue;
         if (s->idx == idx)
             mine = s;
-        else if (s->idx < idx && s->state == S_DONE)
+        else if (!a->posted && s->idx < idx && s->state == S_DONE)
             s->state = S_FREE; /* a buffer the reader skipped */
     }
     bool got = false;
@@ -253,6 +357,7 @@ bool etl_ahead_stop(struct etl_ahead *a)
     for (size_t k = 0; k < a->nslots; k++)
         free(a->slots[k].mem);
     free(a->slots);
+    free(a->fifo);
     bool ok = !a->nomem;
     pthread_cond_destroy(&a->cv);
     pthread_mutex_destroy(&a->mu);

@@ -212,9 +212,10 @@ bool etl_file_index(struct etl_file *f);
 /* The buffers indexed (indexing them first, if that is not done). */
 const struct etl_buffer_totals *etl_file_totals(struct etl_file *f);
 
-/* Threads a walk in file order (etl_walk_file) may use: with more than one,
- * other threads decompress compressed buffers ahead of it. The same events
- * and messages in the same order whatever the number (0 and 1: one). */
+/* Threads a walk in file order (etl_walk_file) or a merge of the
+ * processors' streams (etl_streams_new) may use: with more than one, other
+ * threads decompress compressed buffers ahead of it. The same events and
+ * messages in the same order whatever the number (0 and 1: one). */
 void etl_file_set_threads(struct etl_file *f, unsigned threads);
 /* Problems reported so far (outside scopes). */
 uint64_t etl_file_problems(const struct etl_file *f);

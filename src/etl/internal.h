@@ -134,8 +134,9 @@ struct etl_file {
     struct etl_scope *scope;  /* the innermost open scope */
     bool nomem;
     bool temp_lost;           /* a temporary file could not be read back (nomem too) */
-    unsigned threads;         /* a walk in file order may use (etl_file_set_threads) */
-    struct etl_ahead *ahead;  /* during such a walk: buffers decompressed ahead */
+    unsigned threads;         /* a walk or a merge may use (etl_file_set_threads) */
+    struct etl_ahead *ahead;  /* during a walk in file order or a merge (stream.c):
+                               * buffers decompressed ahead */
 };
 
 /* How regular files are read (reader.c): ETL_READ_CHOOSE by the rule there
@@ -192,6 +193,13 @@ bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zl
                     size_t out, uint8_t **mem, size_t *cap, enum etl_lz77_status *st,
                     size_t *used, size_t *made);
 bool etl_ahead_stop(struct etl_ahead *a);
+/* The same ahead of the merge of the processors' streams (stream.c), with
+ * a slot for each of lanes streams (as many as fit): stream `lane` posts
+ * with etl_ahead_post the buffer (index entry idx) it will load after the
+ * one it is about to load; etl_ahead_take and etl_ahead_stop as above. */
+bool etl_ahead_start_merge(const struct etl_file *f, unsigned threads, size_t lanes,
+                           struct etl_ahead **out);
+void etl_ahead_post(struct etl_ahead *a, size_t lane, size_t idx);
 
 /* Decodes the header h of the buffer of index entry e into b, with the
  * size the index gave it when its own is damaged. */

@@ -26,6 +26,7 @@ struct etl_stream {
     bool any;                  /* an event was read: last_ts is its time */
     int64_t last_ts;
     bool timed;                /* a CPU's: its time should never go back */
+    size_t lane;               /* a CPU's: its place among them (ahead.c) */
     struct back {              /* where it went back, the most */
         uint64_t times;        /* how many times */
         uint64_t by;           /* ticks, the most */
@@ -43,6 +44,7 @@ struct etl_streams {
     struct etl_stream header;  /* header buffers */
     struct etl_stream *cpu;    /* one per CPU that has buffers, ascending CPU */
     size_t ncpu;
+    bool ahead;                /* f->ahead decompresses ahead of this merge */
 };
 
 /* Returns true if buffer i comes before buffer j in a CPU's order: by CPU,
@@ -135,6 +137,8 @@ static void stream_span(struct etl_stream *st, size_t i)
     }
 }
 
+static void post_next(struct etl_stream *st);
+
 struct etl_streams *etl_streams_new(struct etl_file *f)
 {
     if (!etl_file_index(f))
@@ -188,9 +192,34 @@ struct etl_streams *etl_streams_new(struct etl_file *f)
         st->norder = j - i;
         st->span_max = SPAN_ALL / ncpu < SPAN_MAX ? SPAN_ALL / ncpu : SPAN_MAX;
         st->timed = true;
+        st->lane = c - 1;
         i = j;
     }
+    /* Other threads decompress each stream's next buffer ahead of it (not
+     * inside a walk that does so in file order). */
+    if (!f->ahead && ncpu > 0) {
+        if (!etl_ahead_start_merge(f, f->threads, ncpu, &f->ahead)) {
+            etl_streams_free(s);
+            f->nomem = true;
+            return NULL;
+        }
+        s->ahead = f->ahead != NULL;
+        for (size_t i = 0; s->ahead && i < ncpu; i++)
+            post_next(&s->cpu[i]); /* each stream's first */
+    }
     return s;
+}
+
+/* Asks the helpers, if any, to decompress the buffer stream st loads after
+ * the one it has just loaded (or its first). */
+static void post_next(struct etl_stream *st)
+{
+    const struct etl_file *f = st->f;
+    size_t j = st->next_buf;
+    while (j < st->norder && ETL_ENT_UNREAD(&f->ents[st->order[j]]))
+        j++;
+    if (j < st->norder)
+        etl_ahead_post(f->ahead, st->lane, st->order[j]);
 }
 
 /* Counts that the time of stream s goes back from last_ts to ts at the
@@ -249,6 +278,11 @@ void etl_streams_free(struct etl_streams *s)
 {
     if (!s)
         return;
+    if (s->ahead) {
+        if (!etl_ahead_stop(s->f->ahead))
+            s->f->nomem = true;
+        s->f->ahead = NULL;
+    }
     warn_back(s);
     free(s->order);
     etl_loaded_free(&s->header.mem);
@@ -355,7 +389,10 @@ bool etl_stream_next(struct etl_stream *s, struct etl_event *ev)
         if (ETL_ENT_UNREAD(e)) /* a repeat, whose events were read from the buffer it
                                  * repeats, or a fragment of a buffer header */
             continue;
-        if (!etl_load_buffer(f, e, &s->mem)) {
+        bool loaded = etl_load_buffer(f, e, &s->mem);
+        if (f->ahead && s->timed) /* after: the lane's slot may hold this one */
+            post_next(s);
+        if (!loaded) {
             gap = true;
             continue;
         }
