@@ -23,9 +23,9 @@
  * The merge of the processors' streams (stream.c) loads buffers in no
  * order the helpers could follow through the file: the next is the one of
  * the stream whose next event is earliest. There each stream has a slot of
- * its own (a lane) and posts the buffer it will load after the one it is
- * loading (etl_ahead_post); helpers take the posted buffers in the order
- * they came. A buffer the reader reaches before a helper has begun it, the
+ * its own (a lane) and, having loaded a buffer, posts the one it will load
+ * next (etl_ahead_post); helpers take the posted buffers in the order they
+ * came. A buffer the reader reaches before a helper has begun it, the
  * reader decompresses itself, as before.
  */
 #include "etl/internal.h"

@@ -195,8 +195,9 @@ bool etl_ahead_take(struct etl_ahead *a, size_t idx, const uint8_t *z, size_t zl
 bool etl_ahead_stop(struct etl_ahead *a);
 /* The same ahead of the merge of the processors' streams (stream.c), with
  * a slot for each of lanes streams (as many as fit): stream `lane` posts
- * with etl_ahead_post the buffer (index entry idx) it will load after the
- * one it is about to load; etl_ahead_take and etl_ahead_stop as above. */
+ * with etl_ahead_post the buffer (index entry idx) it will load next, once
+ * it has loaded one (and its first at the start); etl_ahead_take and
+ * etl_ahead_stop as above. */
 bool etl_ahead_start_merge(const struct etl_file *f, unsigned threads, size_t lanes,
                            struct etl_ahead **out);
 void etl_ahead_post(struct etl_ahead *a, size_t lane, size_t idx);
