@@ -81,3 +81,91 @@ int64_t etl_clock_filetime(const struct etl_clock *c, int64_t ts)
         return INT64_MIN;
     return s + d;
 }
+
+/* ---- the recording machine's time zone ------------------------------------------ */
+
+#define FT_PER_MIN (60 * (int64_t)FT_PER_SEC)
+#define FT_PER_DAY (1440 * FT_PER_MIN)
+
+/* Days from 1601-01-01 to y-m-d (proleptic Gregorian, 1 <= m <= 12). */
+static int64_t days_since_1601(int64_t y, unsigned m, unsigned d)
+{
+    /* Years counted from March, so that the leap day ends a year. */
+    int64_t yy = y - (m <= 2) - 1600;
+    int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
+    int64_t yoe = yy - era * 400;                                   /* 0..399 */
+    int64_t doy = (153 * (int64_t)(m > 2 ? m - 3 : m + 9) + 2) / 5 + (int64_t)d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;            /* 0..146096 */
+    /* 1601-01-01 is day 306 of the year 1600 counted from March. */
+    return era * 146097 + doe - 306;
+}
+
+/* The year of FILETIME ft (at least 1601). */
+static int64_t year_of(int64_t ft)
+{
+    int64_t days = ft / FT_PER_DAY, y = 1601 + days / 366;
+    while (days_since_1601(y + 1, 1, 1) <= days)
+        y++;
+    return y;
+}
+
+static unsigned days_in_month(int64_t y, unsigned m)
+{
+    static const unsigned n[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return n[m - 1] + (m == 2 && leap);
+}
+
+/* The local time (a FILETIME on the local clock) of the change st in year
+ * y: a date of that year, or the wDay-th wDayOfWeek of the month. */
+static int64_t change_at(const uint16_t st[8], int64_t y)
+{
+    unsigned m = st[1] >= 1 && st[1] <= 12 ? st[1] : 1, day;
+    if (st[0] != 0) {
+        day = st[3] >= 1 && st[3] <= days_in_month(y, m) ? st[3] : 1;
+    } else {
+        /* 1601-01-01 was a Monday: weekday 1, Sunday being 0. */
+        unsigned first = (unsigned)((days_since_1601(y, m, 1) + 1) % 7);
+        unsigned want = st[2] % 7, nth = st[3] >= 1 && st[3] <= 5 ? st[3] : 1;
+        day = 1 + (want + 7 - first) % 7 + 7 * (nth - 1);
+        while (day > days_in_month(y, m))
+            day -= 7;
+    }
+    int64_t ms = ((int64_t)st[4] * 60 + st[5]) * 60000 + (int64_t)st[6] * 1000 + st[7];
+    return days_since_1601(y, m, day) * FT_PER_DAY + ms * 10000;
+}
+
+int32_t etl_tz_offset(const struct etl_time_zone *tz, int64_t ft, bool *daylight)
+{
+    int64_t std = (int64_t)tz->bias + tz->standard_bias, dst = (int64_t)tz->bias + tz->daylight_bias;
+    *daylight = false;
+    /* Within the years 1601 to 9999 (as times are shown): the sums below
+     * stay far from the int64 range whatever the biases. */
+    if (tz->standard_date[1] != 0 && tz->daylight_date[1] != 0 && ft > 0 &&
+        ft < days_since_1601(10000, 1, 1) * FT_PER_DAY) {
+        /* The year of the local time, near enough: a change is never at a
+         * year's edge. */
+        int64_t local = ft - std * FT_PER_MIN;
+        int64_t y = year_of(local > 0 && local < days_since_1601(10000, 1, 1) * FT_PER_DAY
+                                ? local : ft);
+        int64_t on = change_at(tz->daylight_date, y) + std * FT_PER_MIN;
+        int64_t off = change_at(tz->standard_date, y) + dst * FT_PER_MIN;
+        *daylight = on < off ? ft >= on && ft < off : ft >= on || ft < off;
+    }
+    int64_t m = -(*daylight ? dst : std);
+    return (int32_t)(m < -1440 * 7 ? -1440 * 7 : m > 1440 * 7 ? 1440 * 7 : m);
+}
+
+size_t etl_tz_offset_str(int32_t minutes, char out[7])
+{
+    uint32_t a = minutes < 0 ? (uint32_t)-(int64_t)minutes : (uint32_t)minutes;
+    unsigned h = (unsigned)(a / 60 % 100), mi = (unsigned)(a % 60);
+    out[0] = minutes < 0 ? '-' : '+';
+    out[1] = (char)('0' + h / 10);
+    out[2] = (char)('0' + h % 10);
+    out[3] = ':';
+    out[4] = (char)('0' + mi / 10);
+    out[5] = (char)('0' + mi % 10);
+    out[6] = '\0';
+    return 6;
+}

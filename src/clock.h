@@ -6,6 +6,7 @@
 #define ETLDUMP_CLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* What converting clock values needs. */
@@ -44,5 +45,30 @@ int64_t etl_clock_filetime(const struct etl_clock *c, int64_t ts);
 
 /* Returns floor(a * b / d) for d > 0, or UINT64_MAX when it does not fit. */
 uint64_t etl_muldiv_u64(uint64_t a, uint64_t b, uint64_t d);
+
+/* The time zone of the machine that recorded a trace, as the logfile
+ * header's TIME_ZONE_INFORMATION gives it (doc/format.md §4): biases in
+ * minutes (UTC = local time + bias + the standard or the daylight bias),
+ * the names (UTF-8) and the SYSTEMTIMEs of the changes to standard and to
+ * daylight time (wYear, wMonth, wDayOfWeek, wDay, wHour, wMinute,
+ * wSecond, wMilliseconds; wMonth 0: no daylight time; wYear 0: every year,
+ * on the wDay-th wDayOfWeek of wMonth, 5 the last; else that date once). */
+struct etl_time_zone {
+    int32_t bias, standard_bias, daylight_bias;
+    uint16_t standard_date[8], daylight_date[8];
+    char standard_name[100], daylight_name[100];
+};
+
+/* Returns the minutes local time is ahead of UTC (negative: behind) at
+ * FILETIME ft in zone tz, by its rules; *daylight tells whether daylight
+ * time was in effect. The change to daylight time is at its time of day
+ * in standard time, the change back at its time in daylight time, as
+ * Windows takes them; a zone whose daylight time spans the new year
+ * (the southern hemisphere) has it outside the two changes. */
+int32_t etl_tz_offset(const struct etl_time_zone *tz, int64_t ft, bool *daylight);
+
+/* Writes offset minutes as +HH:MM or -HH:MM (7 bytes with the
+ * terminator); returns 6. */
+size_t etl_tz_offset_str(int32_t minutes, char out[7]);
 
 #endif

@@ -2,7 +2,8 @@
 # Real traces recorded on Windows (../shared/samples/real, beside the project):
 # etldump's census must equal the independent census in EXPECTED.json, kind by
 # kind; every file must exit 0; --events=all timestamps never go backwards;
-# the XML of WinSAT events decompresses whole and well-formed.
+# the XML of WinSAT events decompresses whole and well-formed; the time zone
+# --info gives is what the header's bytes say (tests/tzcheck.py).
 # Usage: tests/real.sh ETLDUMP [DIR]
 set -u
 etldump=$1
@@ -18,6 +19,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "real: FAIL: $*"; }
+skip=0
+havepy=yes
+command -v python3 > /dev/null 2>&1 ||
+    { havepy=no; skip=$((skip + 1)); echo "real: SKIP: time zones: python3 not found (Debian: python3)"; }
 
 n=$(jq length "$dir/EXPECTED.json")
 i=0
@@ -41,6 +46,12 @@ while [ "$i" -lt "$n" ]; do
             ok || bad "$name: --stats exit $rc, want 0 and one warning of $el lost events: $(head -n 3 "$tmp/err")"
     fi
     "$etldump" --info --format=json "$f" > "$tmp/info.json" 2> "$tmp/err" || bad "$name: --info failed"
+    # The recording machine's time zone and its offset at the start, against
+    # the header's bytes read by Python (tests/tzcheck.py).
+    if [ "$havepy" = yes ]; then
+        if python3 "$(dirname "$0")/tzcheck.py" "$f" "$tmp/info.json" > "$tmp/tz" 2>&1; then ok
+        else bad "$name: time zone: $(head -n 2 "$tmp/tz" | tr '\n' ' ')"; fi
+    fi
 
     # Our census, in the shape of EXPECTED.json.
     jq -s --slurpfile info "$tmp/info.json" '
@@ -182,5 +193,5 @@ if [ -f "$f" ]; then
         bad "a field name given twice: $(jq -c .fields "$tmp/dup.json")"
     fi
 fi
-echo "real: $pass passed, $fail failed"
+echo "real: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

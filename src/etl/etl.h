@@ -115,7 +115,7 @@ struct etl_logfile {
     int64_t start_time;       /* FILETIME */
     uint32_t clock_type;      /* ReservedFlags */
     uint32_t buffers_lost;
-    int32_t tz_bias;          /* minutes */
+    struct etl_time_zone tz;  /* of the recording machine */
     int64_t t0;               /* timestamp of the header event */
     char logger_name[256];    /* UTF-8 converted from UTF-16LE */
     char log_file_name[512];

@@ -33,6 +33,35 @@ static bool read_name(struct etl_cursor *c, char *out, size_t cap, uint32_t *dam
     return false;
 }
 
+/* Reads a SYSTEMTIME's eight u16 into st. */
+static void read_systemtime(struct etl_cursor *c, uint16_t st[8])
+{
+    for (int i = 0; i < 8; i++)
+        st[i] = etl_cur_u16(c);
+}
+
+/* Reads one of TIME_ZONE_INFORMATION's names: WCHAR[32], up to its first
+ * zero unit (all 32 units when it has none). */
+static void read_zone_name(struct etl_cursor *c, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (etl_cur_left(c) >= 64)
+        etl_utf16z(etl_cur_here(c), 64, out, cap);
+    etl_cur_skip(c, 64);
+}
+
+/* Reads TIME_ZONE_INFORMATION (0xAC bytes, §4). */
+static void read_time_zone(struct etl_cursor *c, struct etl_time_zone *tz)
+{
+    tz->bias = (int32_t)etl_cur_u32(c);
+    read_zone_name(c, tz->standard_name, sizeof tz->standard_name);
+    read_systemtime(c, tz->standard_date);
+    tz->standard_bias = (int32_t)etl_cur_u32(c);
+    read_zone_name(c, tz->daylight_name, sizeof tz->daylight_name);
+    read_systemtime(c, tz->daylight_date);
+    tz->daylight_bias = (int32_t)etl_cur_u32(c);
+}
+
 bool etl_parse_logfile(const struct etl_event *ev, struct etl_logfile *h)
 {
     if ((ev->kind != ETL_KIND_SYSTEM32 && ev->kind != ETL_KIND_SYSTEM64) ||
@@ -56,8 +85,8 @@ bool etl_parse_logfile(const struct etl_event *ev, struct etl_logfile *h)
     h->cpu_mhz = etl_cur_u32(&c);
     etl_cur_ptr(&c, ptr); /* LoggerName: a timer source since 6.1 */
     etl_cur_ptr(&c, ptr); /* LogFileName: likewise */
-    h->tz_bias = (int32_t)etl_cur_u32(&c);
-    etl_cur_skip(&c, 0xAC - 4 + 4); /* rest of TIME_ZONE_INFORMATION, pad */
+    read_time_zone(&c, &h->tz);
+    etl_cur_skip(&c, 4); /* alignment */
     h->boot_time = (int64_t)etl_cur_u64(&c);
     h->perf_freq = (int64_t)etl_cur_u64(&c);
     h->start_time = (int64_t)etl_cur_u64(&c);

@@ -15,7 +15,8 @@ enum {
     I_LOG_FILE_MODE, I_EVENTS_LOST, I_BUFFERS_LOST, I_LOGGER, I_LOG_FILE,
     I_START_RAW, I_END_RAW, I_LOG_FILE_MODE_NAMES, I_CLOCK_TYPE_NAME,
     I_KERNEL_EVENT_VERSION, I_GROUP_MASKS, I_GROUP_MASK_NAMES, I_ENABLE_FLAG_NAMES,
-    I_CONTEXT_SWITCHES, I_COUNT
+    I_CONTEXT_SWITCHES, I_TZ_BIAS, I_TZ_STD_NAME, I_TZ_STD_BIAS, I_TZ_DST_NAME,
+    I_TZ_DST_BIAS, I_UTC_OFFSET, I_COUNT
 };
 
 static const struct etl_column info_cols[I_COUNT] = {
@@ -50,6 +51,12 @@ static const struct etl_column info_cols[I_COUNT] = {
     [I_GROUP_MASK_NAMES] = { "group_mask_names", ETL_COL_NAME, 0, false },
     [I_ENABLE_FLAG_NAMES] = { "enable_flag_names", ETL_COL_NAME, 0, false },
     [I_CONTEXT_SWITCHES] = { "context_switches", ETL_COL_NAME, 0, false },
+    [I_TZ_BIAS] = { "time_zone_bias", ETL_COL_INT, 0, false },
+    [I_TZ_STD_NAME] = { "time_zone_standard_name", ETL_COL_STR, 0, false },
+    [I_TZ_STD_BIAS] = { "time_zone_standard_bias", ETL_COL_INT, 0, false },
+    [I_TZ_DST_NAME] = { "time_zone_daylight_name", ETL_COL_STR, 0, false },
+    [I_TZ_DST_BIAS] = { "time_zone_daylight_bias", ETL_COL_INT, 0, false },
+    [I_UTC_OFFSET] = { "utc_offset", ETL_COL_NAME, 0, false },
 };
 
 const struct etl_table etl_table_info = { "trace", info_cols, I_COUNT, true, NULL };
@@ -115,6 +122,20 @@ int etl_view_info_scan(struct etl_printer *p, struct etl_file *f, bool all, bool
         if (tn.enable_flag_names[0])
             ETL_CELL_STR(v, I_ENABLE_FLAG_NAMES, tn.enable_flag_names, true);
         ETL_CELL_STR(v, I_CONTEXT_SWITCHES, tn.context_switches, true);
+    }
+    /* The recording machine's time zone, and its offset from UTC when the
+     * trace started (by the zone's rules for daylight time). */
+    const struct etl_time_zone *tz = &h->tz;
+    char offset[7];
+    ETL_CELL(v, I_TZ_BIAS, i, tz->bias, true);
+    ETL_CELL_STR(v, I_TZ_STD_NAME, tz->standard_name, tz->standard_name[0] != '\0');
+    ETL_CELL(v, I_TZ_STD_BIAS, i, tz->standard_bias, true);
+    ETL_CELL_STR(v, I_TZ_DST_NAME, tz->daylight_name, tz->daylight_name[0] != '\0');
+    ETL_CELL(v, I_TZ_DST_BIAS, i, tz->daylight_bias, true);
+    if (h->start_time > 0) {
+        bool daylight;
+        etl_tz_offset_str(etl_tz_offset(tz, h->start_time, &daylight), offset);
+        ETL_CELL_STR(v, I_UTC_OFFSET, offset, true);
     }
     int rc = 0;
     /* --strict stops at the first problem the scan met: said alone, and no

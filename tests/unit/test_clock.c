@@ -6,12 +6,16 @@
  * multiplication) and clocks whose tick is not (those that older Windows
  * and the processor's cycle counter give: seconds and ticks converted
  * apart), at the edges of a second's ticks, far from t0, at the ends of
- * the range, with frequencies from 1 to past 2^40 and random ones; and
- * etl_muldiv_u64 against the same division.
+ * the range, with frequencies from 1 to past 2^40 and random ones;
+ * etl_muldiv_u64 against the same division; and the offset of a recording
+ * machine's time zone (etl_tz_offset) at the changes to and from daylight
+ * time of zones north and south, by rule and by date, against times the C
+ * library's timegm gives.
  */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "clock.h"
 #include "unit.h"
@@ -174,6 +178,109 @@ START_TEST(test_muldiv)
 }
 END_TEST
 
+/* ---- the recording machine's time zone ---- */
+
+/* FILETIME of a UTC date and time, by the C library (timegm), not by the
+ * code under test. */
+static int64_t ft_utc(int y, int mo, int d, int h, int mi, int sec)
+{
+    struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
+                     .tm_hour = h, .tm_min = mi, .tm_sec = sec };
+    return ((int64_t)timegm(&tm) + 11644473600LL) * 10000000;
+}
+
+/* Zones as Windows describes them: the US Pacific (second Sunday of March
+ * to the first of November, at 2:00), Sydney (first Sunday of October to
+ * the first of April, at 2:00 and 3:00: daylight time across the new
+ * year), Central Europe (the last Sundays of March and October, at 2:00
+ * and 3:00), the same by dates of 2021 alone, and China (no daylight
+ * time). */
+static const struct etl_time_zone pacific = {
+    480, 0, -60, { 0, 11, 0, 1, 2, 0, 0, 0 }, { 0, 3, 0, 2, 2, 0, 0, 0 }, "", ""
+};
+static const struct etl_time_zone sydney = {
+    -600, 0, -60, { 0, 4, 0, 1, 3, 0, 0, 0 }, { 0, 10, 0, 1, 2, 0, 0, 0 }, "", ""
+};
+static const struct etl_time_zone europe = {
+    -60, 0, -60, { 0, 10, 0, 5, 3, 0, 0, 0 }, { 0, 3, 0, 5, 2, 0, 0, 0 }, "", ""
+};
+static const struct etl_time_zone europe2021 = {
+    -60, 0, -60, { 2021, 10, 0, 31, 3, 0, 0, 0 }, { 2021, 3, 0, 28, 2, 0, 0, 0 }, "", ""
+};
+static const struct etl_time_zone china = {
+    -480, 0, -60, { 0 }, { 0 }, "", ""
+};
+
+START_TEST(test_time_zone)
+{
+    static const struct {
+        const struct etl_time_zone *tz;
+        int y, mo, d, h, mi, sec;
+        int32_t want;
+    } cases[] = {
+        { &pacific, 2020, 9, 14, 22, 49, 57, -420 },
+        { &pacific, 2024, 1, 14, 7, 36, 2, -480 },
+        /* 2023: daylight time from 12 March 10:00 UTC to 5 November 9:00. */
+        { &pacific, 2023, 3, 12, 9, 59, 59, -480 },
+        { &pacific, 2023, 3, 12, 10, 0, 0, -420 },
+        { &pacific, 2023, 11, 5, 8, 59, 59, -420 },
+        { &pacific, 2023, 11, 5, 9, 0, 0, -480 },
+        /* 2021: standard time from 3 April 16:00 UTC to 2 October 16:00. */
+        { &sydney, 2021, 1, 15, 0, 0, 0, 660 },
+        { &sydney, 2021, 7, 1, 0, 0, 0, 600 },
+        { &sydney, 2021, 4, 3, 15, 59, 59, 660 },
+        { &sydney, 2021, 4, 3, 16, 0, 0, 600 },
+        { &sydney, 2021, 10, 2, 15, 59, 59, 600 },
+        { &sydney, 2021, 10, 2, 16, 0, 0, 660 },
+        { &sydney, 2021, 12, 31, 23, 0, 0, 660 },
+        /* 2021: daylight time from 28 March 1:00 UTC to 31 October 1:00;
+         * 2020 (a leap year): 29 March to 25 October. */
+        { &europe, 2021, 3, 28, 0, 59, 59, 60 },
+        { &europe, 2021, 3, 28, 1, 0, 0, 120 },
+        { &europe, 2021, 10, 31, 0, 59, 59, 120 },
+        { &europe, 2021, 10, 31, 1, 0, 0, 60 },
+        { &europe, 2020, 3, 29, 0, 59, 59, 60 },
+        { &europe, 2020, 3, 29, 1, 0, 0, 120 },
+        { &europe, 2020, 10, 25, 1, 0, 0, 60 },
+        { &europe2021, 2021, 3, 28, 0, 59, 59, 60 },
+        { &europe2021, 2021, 3, 28, 1, 0, 0, 120 },
+        { &europe2021, 2021, 10, 31, 1, 0, 0, 60 },
+        { &china, 2020, 7, 14, 12, 4, 31, 480 },
+        { &china, 2020, 1, 1, 0, 0, 0, 480 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool dst;
+        int32_t got = etl_tz_offset(cases[i].tz, ft_utc(cases[i].y, cases[i].mo, cases[i].d,
+                                                        cases[i].h, cases[i].mi, cases[i].sec),
+                                    &dst);
+        ck_assert_msg(got == cases[i].want, "case %zu: %d minutes, not %d", i, (int)got,
+                      (int)cases[i].want);
+        ck_assert_msg(dst == (cases[i].tz != &china && got != -cases[i].tz->bias),
+                      "case %zu: daylight %d", i, (int)dst);
+    }
+    /* Nonsense from a damaged header: months and days out of range, a
+     * FILETIME of 0 or past 9999: an offset, no crash. */
+    struct etl_time_zone bad = { 60, 0, -60, { 0, 13, 9, 9, 99, 99, 99, 9999 },
+                                 { 7, 0xFFFF, 0xFFFF, 0xFFFF, 0, 0, 0, 0 }, "", "" };
+    bool dst;
+    (void)etl_tz_offset(&bad, ft_utc(2021, 6, 1, 0, 0, 0), &dst);
+    ck_assert_int_eq(etl_tz_offset(&pacific, 0, &dst), -480);
+    ck_assert(!dst);
+    (void)etl_tz_offset(&pacific, INT64_MAX, &dst);
+    struct etl_time_zone huge = { INT32_MAX, INT32_MAX, INT32_MIN, { 0 }, { 0 }, "", "" };
+    ck_assert_int_eq(etl_tz_offset(&huge, ft_utc(2021, 6, 1, 0, 0, 0), &dst), -1440 * 7);
+    char out[7];
+    static const struct { int32_t m; const char *s; } strs[] = {
+        { -420, "-07:00" }, { 330, "+05:30" }, { 0, "+00:00" }, { -570, "-09:30" },
+        { 765, "+12:45" },
+    };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        ck_assert_uint_eq(etl_tz_offset_str(strs[i].m, out), 6);
+        ck_assert_str_eq(out, strs[i].s);
+    }
+}
+END_TEST
+
 static Suite *clock_suite(void)
 {
     Suite *s = suite_create("clock");
@@ -183,6 +290,7 @@ static Suite *clock_suite(void)
     tcase_add_test(tc, test_ns_random_clocks);
     tcase_add_test(tc, test_ns_whole_ticks);
     tcase_add_test(tc, test_muldiv);
+    tcase_add_test(tc, test_time_zone);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1028,7 +1028,7 @@ static void fill_view_row(const struct etl_table *t, struct etl_value *v, int va
         { "section", "kind" }, { "source", "compact" }, { "compact_form", "idle_short" },
         { "os_version", "10.0" }, { "layout_version", "2.0" }, { "scope", "thread" },
         { "group_masks", "00000000 20000104 00000000 00000000 00000000 00000000 00000000 00000000" },
-        { "context_switches", "compact" },
+        { "context_switches", "compact" }, { "utc_offset", "-07:00" },
     };
     for (size_t c = 0; c < t->ncols; c++) {
         const struct etl_column *col = &t->cols[c];

@@ -492,7 +492,21 @@ static void logfile_event(struct bytes *b, unsigned ptr, uint32_t bufsize, uint3
     b32(b, 3); b32(b, 1); b32(b, ptr); b32(b, 7);    /* written, start, ptr, lost */
     b32(b, 3000);                                    /* MHz */
     bfill(b, 0, 2 * ptr);                            /* LoggerName, LogFileName */
-    b32(b, (uint32_t)-60); bfill(b, 0, 0xAC - 4);    /* TimeZone */
+    /* TimeZone: Central Europe's rules; a standard name of 32 units, no
+     * terminator (0x20AC, the euro sign, as the last), a daylight name
+     * with one. */
+    b32(b, (uint32_t)-60);                           /* Bias */
+    for (unsigned i = 0; i < 31; i++)
+        b16(b, 'A' + i % 26);
+    b16(b, 0x20AC);
+    b16(b, 0); b16(b, 10); b16(b, 0); b16(b, 5);     /* StandardDate */
+    b16(b, 3); b16(b, 0); b16(b, 0); b16(b, 0);
+    b32(b, 0);                                       /* StandardBias */
+    b16(b, 'S'); b16(b, 'u'); b16(b, 0);
+    bfill(b, 0x55, 64 - 6);                          /* past the terminator */
+    b16(b, 0); b16(b, 3); b16(b, 0); b16(b, 5);      /* DaylightDate */
+    b16(b, 2); b16(b, 0); b16(b, 0); b16(b, 0);
+    b32(b, (uint32_t)-60);                           /* DaylightBias */
     b32(b, 0);                                       /* alignment */
     b64(b, 132390000000000000ULL);                   /* BootTime */
     b64(b, 10000000);                                /* PerfFreq */
@@ -522,7 +536,17 @@ START_TEST(logfile_both_layouts)
         ck_assert_uint_eq(h.pointer_size, ptr);
         ck_assert_uint_eq(h.events_lost, 7);
         ck_assert_uint_eq(h.cpu_mhz, 3000);
-        ck_assert_int_eq(h.tz_bias, -60);
+        ck_assert_int_eq(h.tz.bias, -60);
+        ck_assert_int_eq(h.tz.standard_bias, 0);
+        ck_assert_int_eq(h.tz.daylight_bias, -60);
+        ck_assert_str_eq(h.tz.standard_name,
+                         "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDE\xe2\x82\xac");
+        ck_assert_str_eq(h.tz.daylight_name, "Su");
+        ck_assert_uint_eq(h.tz.standard_date[1], 10);
+        ck_assert_uint_eq(h.tz.standard_date[3], 5);
+        ck_assert_uint_eq(h.tz.standard_date[4], 3);
+        ck_assert_uint_eq(h.tz.daylight_date[1], 3);
+        ck_assert_uint_eq(h.tz.daylight_date[4], 2);
         ck_assert_int_eq(h.perf_freq, 10000000);
         ck_assert_int_eq(h.start_time, 132392018711387363LL);
         ck_assert_int_eq(h.end_time, 132392018761387363LL);
