@@ -35,6 +35,7 @@ enum etl_time_mode {
     ETL_TIME_REL,   /* seconds since the trace started */
     ETL_TIME_RAW,   /* clock ticks as recorded */
     ETL_TIME_ABS,   /* UTC, ISO 8601 */
+    ETL_TIME_LOCAL, /* the recording machine's local time, ISO 8601 with its offset */
 };
 
 struct etl_printer;

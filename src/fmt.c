@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "clock.h"
 #include "cursor.h"
 
 /* FILETIME ticks (100 ns) per second. */
@@ -231,6 +232,17 @@ size_t etl_filetime_iso(int64_t ft, char *out)
     out[n++] = 'Z';
     out[n] = '\0';
     return n;
+}
+
+size_t etl_filetime_iso_local(int64_t ft, int32_t minutes, char *out)
+{
+    /* Saturated at the ends of the range, as FILETIMEs are. */
+    int64_t shift = (int64_t)minutes * 60 * FT_PER_SEC;
+    int64_t local = shift > 0 && ft > INT64_MAX - shift   ? INT64_MAX
+                    : shift < 0 && ft < INT64_MIN - shift ? INT64_MIN
+                                                          : ft + shift;
+    size_t n = etl_filetime_iso(local, out) - 1; /* over the Z */
+    return n + etl_tz_offset_str(minutes, out + n);
 }
 
 void etl_guid_str(const uint8_t g[16], char out[37])

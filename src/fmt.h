@@ -294,6 +294,11 @@ ETL_INLINE size_t etl_fmt_seconds6(int64_t ns, char *out)
  * clamped to 0000-9999) and a terminator; out holds at least 32 bytes. */
 size_t etl_filetime_iso(int64_t ft, char *out);
 
+/* The same for the local time of FILETIME ft (UTC) at an offset of minutes
+ * from UTC: the local date and time, then the offset as +HH:MM or -HH:MM
+ * instead of Z (33 bytes and the terminator). */
+size_t etl_filetime_iso_local(int64_t ft, int32_t minutes, char *out);
+
 /* Formats a GUID stored in file byte order as 8-4-4-4-12 lowercase hex with
  * a terminator; out holds 37 bytes. */
 void etl_guid_str(const uint8_t g[16], char out[37]);

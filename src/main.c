@@ -480,7 +480,8 @@ static void usage(FILE *to)
         "                           trace for ui.perfetto.dev: -o or a pipe) or svg\n"
         "                           (a timeline)\n"
         "      --time=MODE          rel (seconds since the trace started, default),\n"
-        "                           raw (clock ticks) or abs (UTC, ISO 8601)\n"
+        "                           raw (clock ticks), abs (UTC, ISO 8601) or local\n"
+        "                           (the recording machine's time and UTC offset)\n"
         "  -o, --output=FILE        write to FILE instead of standard output; it is\n"
         "                           replaced only when the run succeeds, and never\n"
         "                           when it is one of the inputs or read-only\n"
@@ -760,8 +761,10 @@ static int run(int argc, char **argv, struct etl_filter *filter)
                 tmode = ETL_TIME_RAW;
             else if (strcmp(optarg, "abs") == 0)
                 tmode = ETL_TIME_ABS;
+            else if (strcmp(optarg, "local") == 0)
+                tmode = ETL_TIME_LOCAL;
             else
-                return usage_error("--time takes rel, raw or abs (not '%s')", optarg);
+                return usage_error("--time takes rel, raw, abs or local (not '%s')", optarg);
             break;
         case 'o':
             output = optarg;

@@ -101,6 +101,7 @@ static int describe(struct etl_printer *p, struct etl_file *f)
 int etl_run_view(struct etl_printer *p, struct etl_file *f, const struct etl_view_opts *o)
 {
     p->clock = *etl_file_clock(f);
+    p->tz = etl_file_header(f)->tz;
     if (p->ops->export) /* an output that is not a table reads the file itself */
         return p->ops->export(p, f, o);
     int rc = 0;

@@ -49,6 +49,9 @@
 #              spreadsheet formulas (=, +, -, @, tab, CR, full-width signs):
 #              an apostrophe first in CSV, as they are with --csv-formulas
 #              and in JSON (tests/csvformula.py), the same on 1 and 3 threads;
+#   dst        a trace of US Pacific time across the change to daylight time
+#              (12 March 2023, 10:00 UTC): --time=local shows -08:00 before and
+#              -07:00 from there, --time=abs UTC, --info utc_offset -08:00;
 #   manifest   EVENT_HEADER events shaped like EventSource manifest chunks
 #              (Id 65534, Opcode 254) with a wrong magic byte or too few
 #              bytes, and one chunk that is no XML: each shown where it lies,
@@ -589,6 +592,33 @@ elif gen formula formula; then
     first=$(sed -n 2p "$tmp/fxh.csv" | cut -d, -f1)
     [ "$first" = "=fx.etl" ] && ok || bad "formula: --csv-formulas file column is $first"
     rm -f "$tmp/=fx.etl"
+fi
+
+# ---- the recording machine's local time across a change to daylight time --------------
+if gen dst dst; then
+    views dst
+    tagged dst tz | cut -d, -f1 > "$tmp/want.abs"
+    tagged dst tz | cut -d, -f2 > "$tmp/want.local"
+    for m in abs local; do
+        run dst "time-$m" -f csv --time=$m && {
+            cols "$tmp/out" time > "$tmp/got.$m"
+            cmp -s "$tmp/want.$m" "$tmp/got.$m" && ok ||
+                bad "dst: --time=$m: $(diff "$tmp/want.$m" "$tmp/got.$m" | sed -n 2,3p | tr '\n' ' ')"
+        }
+    done
+    if [ "$havejq" = yes ]; then
+        run dst time-local-json -f json --time=local && {
+            jq -r .time "$tmp/out" | cmp -s "$tmp/want.local" - && ok || bad "dst: --time=local JSON"
+        }
+    fi
+    run dst info-json --info -f json && {
+        [ "$(head -n 1 "$tmp/out" | jq -r '.utc_offset + " " + .time_zone_daylight_name')" = \
+          "-08:00 Pacific Daylight Time" ] && ok || bad "dst: --info utc_offset $(head -c 300 "$tmp/out")"
+    }
+    run dst stats-local --stats -f csv --time=local && {
+        grep -q ',total,events,.*,2023-03-12T01:59:00.0000000-08:00,2023-03-12T03:01:00.0000000-07:00' \
+            "$tmp/out" && ok || bad "dst: --stats first and last in local time: $(grep ',total,' "$tmp/out")"
+    }
 fi
 
 # ---- events shaped like manifest chunks ------------------------------------------------

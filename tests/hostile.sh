@@ -285,7 +285,7 @@ worker() {
         11) set -- -f perfetto ;;
         12) set -- -f svg ;;
         13) set -- --usage -f svg ;;
-        14) set -- --events=all -f text --no-header ;;
+        14) set -- --events=all -f text --no-header --time=local ;;
         15) set -- --stats -f json --time=abs ;;
         16) set -- --info -f csv ;;
         17) set -- -f json --crlf -H ;;

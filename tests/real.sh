@@ -3,7 +3,8 @@
 # etldump's census must equal the independent census in EXPECTED.json, kind by
 # kind; every file must exit 0; --events=all timestamps never go backwards;
 # the XML of WinSAT events decompresses whole and well-formed; the time zone
-# --info gives is what the header's bytes say (tests/tzcheck.py).
+# --info gives is what the header's bytes say, and every event's
+# --time=local its --time=abs at that zone's offset (tests/tzcheck.py).
 # Usage: tests/real.sh ETLDUMP [DIR]
 set -u
 etldump=$1
@@ -51,6 +52,12 @@ while [ "$i" -lt "$n" ]; do
     if [ "$havepy" = yes ]; then
         if python3 "$(dirname "$0")/tzcheck.py" "$f" "$tmp/info.json" > "$tmp/tz" 2>&1; then ok
         else bad "$name: time zone: $(head -n 2 "$tmp/tz" | tr '\n' ' ')"; fi
+        # Every event's --time=local is its --time=abs at that offset.
+        "$etldump" --events=all --no-fields -f csv --time=abs "$f" > "$tmp/abs.csv" 2> /dev/null
+        "$etldump" --events=all --no-fields -f csv --time=local "$f" > "$tmp/local.csv" 2> /dev/null
+        if python3 "$(dirname "$0")/tzcheck.py" --times "$f" "$tmp/abs.csv" "$tmp/local.csv" \
+               > "$tmp/tz" 2>&1; then ok
+        else bad "$name: --time=local: $(head -n 2 "$tmp/tz" | tr '\n' ' ')"; fi
     fi
 
     # Our census, in the shape of EXPECTED.json.

@@ -180,6 +180,12 @@ size_t etl_format_time(const struct etl_printer *p, int64_t ts, char *buf,
     case ETL_TIME_ABS:
         *is_number = false;
         return etl_filetime_iso(etl_clock_filetime(&p->clock, ts), buf);
+    case ETL_TIME_LOCAL: {
+        *is_number = false;
+        int64_t ft = etl_clock_filetime(&p->clock, ts);
+        bool daylight;
+        return etl_filetime_iso_local(ft, etl_tz_offset(&p->tz, ft, &daylight), buf);
+    }
     default:
         return etl_fmt_seconds(etl_clock_ns(&p->clock, ts), decimals(p), buf);
     }

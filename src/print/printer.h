@@ -194,6 +194,7 @@ struct etl_printer {
     enum etl_time_mode time_mode;
     struct etl_print_opts opt;
     struct etl_clock clock;    /* of the current file */
+    struct etl_time_zone tz;   /* of the machine that recorded it (--time=local) */
     const char *file;          /* the current input's name (for the file column) */
     size_t file_len;           /* its length */
     bool file_csv_plain;       /* it needs no CSV quoting nor replacement */

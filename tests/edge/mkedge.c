@@ -307,6 +307,7 @@ struct w {
     uint64_t header_seq;
     const uint8_t *logger_name;   /* raw UTF-16 bytes of the names, or NULL */
     uint32_t logger_name_len;
+    const uint8_t *time_zone;     /* TIME_ZONE_INFORMATION (0xAC bytes), or NULL */
     uint64_t names_at;            /* file offset of the names */
     bool compress, sparse;
     /* the buffer being filled */
@@ -529,7 +530,7 @@ static void header_buffer(struct w *w)
     p64(&p, 9);                                     /* timer sources (6.1+) */
     p64(&p, 10);
     for (int i = 0; i < 0xAC + 4; i++)              /* TimeZone and padding */
-        p8(&p, 0);
+        p8(&p, w->time_zone && i < 0xAC ? w->time_zone[i] : 0);
     p64(&p, (uint64_t)(w->start - 3600 * (int64_t)FT_PER_SEC)); /* BootTime */
     p64(&p, (uint64_t)w->freq);
     p64(&p, (uint64_t)w->start);
@@ -1241,6 +1242,49 @@ static void pu16z_utf8(struct pl *p, const char *str)
     p16(p, 0);
 }
 
+/* US Pacific time (TIME_ZONE_INFORMATION: bias 480 minutes, daylight time
+ * from the second Sunday of March at 2:00 to the first of November at
+ * 2:00, 60 minutes less), a trace started at 9:59:00 UTC on 12 March 2023,
+ * a minute before daylight time began (10:00 UTC), and its switches a
+ * second apart on 1 CPU for two minutes: --time=local shows -08:00 up to
+ * 10:00:00 and -07:00 from there; "tz" lines give each switch's UTC and
+ * local time (the test's own arithmetic, not etldump's). */
+static void case_dst(struct w *w, const char *arg)
+{
+    (void)arg;
+    static uint8_t tz[0xAC];
+    memset(tz, 0, sizeof tz);
+    st32(tz, 480);                                   /* Bias */
+    static const char std_name[] = "Pacific Standard Time", dst_name[] = "Pacific Daylight Time";
+    for (size_t i = 0; std_name[i]; i++)
+        st16(tz + 4 + 2 * i, (uint8_t)std_name[i]);
+    st16(tz + 68 + 2, 11); st16(tz + 68 + 6, 1); st16(tz + 68 + 8, 2); /* StandardDate */
+    for (size_t i = 0; dst_name[i]; i++)
+        st16(tz + 88 + 2 * i, (uint8_t)dst_name[i]);
+    st16(tz + 152 + 2, 3); st16(tz + 152 + 6, 2); st16(tz + 152 + 8, 2); /* DaylightDate */
+    st32(tz + 168, (uint32_t)-60);                   /* DaylightBias */
+    w->time_zone = tz;
+    w->cpus = 1;
+    /* 2023-03-12T09:59:00Z: 133230887400000000 100-ns units since 1601. */
+    w->start = 133230887400000000LL;
+    w_start(w, 4096);
+    buf_next(w, 0);
+    for (int s = 1; s <= 120; s++) {
+        int64_t t = w->t0 + (int64_t)s * w->freq;
+        if (!buf_room(w, 128)) {
+            buf_end(w);
+            buf_next(w, 0);
+        }
+        ev_cswitch(w, t, s % 2 ? 100 : 104, s % 2 ? 104 : 100);
+        int utc = 9 * 3600 + 59 * 60 + s;             /* seconds of the day, UTC */
+        int local = utc - (utc < 10 * 3600 ? 8 : 7) * 3600;
+        fprintf(w->exp, "tz 2023-03-12T%02d:%02d:%02d.0000000Z,2023-03-12T%02d:%02d:%02d.0000000%s\n",
+                utc / 3600, utc / 60 % 60, utc % 60, local / 3600, local / 60 % 60, local % 60,
+                utc < 10 * 3600 ? "-08:00" : "-07:00");
+    }
+    buf_end(w);
+}
+
 /* Strings a spreadsheet takes for formulas (CWE-1236): a process for each
  * string below, its image, command line and thread's name all that
  * string, and its thread run 10 us; 1 CPU. "fx PID,TID" lines give the
@@ -1550,6 +1594,7 @@ static const struct {
     { "tidmove", case_tidmove },
     { "utf16", case_utf16 },
     { "formula", case_formula },
+    { "dst", case_dst },
     { "manifest", case_manifest },
     { "learnt", case_learnt },
     { "lists", case_lists },

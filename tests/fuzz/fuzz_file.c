@@ -74,6 +74,7 @@ struct runopt {
 #define REL ETL_TIME_REL
 #define RAW ETL_TIME_RAW
 #define ABS ETL_TIME_ABS
+#define LOCAL ETL_TIME_LOCAL
 
 static const struct runopt runs[] = {
     { SW, "text", REL, NOHDR, 0 },          { SW, "csv", RAW, CRLF | FNAME | THREADS, 0 },
@@ -93,7 +94,7 @@ static const struct runopt runs[] = {
     { US, "svg", ABS, CHECK | FILTER, 5000000 },
     { SW, "csv", ABS, STRICT, 0 },          { EV, "json", REL, STRICT, 0 },
     { SW, "text", REL, FILTER, 0 },         { EV, "csv", RAW, FILTER, 0 },
-    { ST, "json", ABS, FILTER | BYPATH, 0 }, { SU, "xml", REL, FILTER | CHECK, 0 },
+    { ST, "json", LOCAL, FILTER | BYPATH, 0 }, { SU, "xml", REL, FILTER | CHECK, 0 },
     { SW, "perfetto", RAW, FILTER | CHECK, 0 },
     { EV, "text", REL, NAMES, 0 },          { EV, "xml", ABS, NAMES | CHECK, 0 },
     { SW, "csv", REL, NAMES, 0 },           { SU, "text", REL, NAMES, 0 },

@@ -276,6 +276,36 @@ START_TEST(guid)
 }
 END_TEST
 
+/* --time=local's ISO form: the local date and time at the offset, across
+ * a day's and a year's end, and the offset in place of Z; at the ends of
+ * the FILETIME range the date clamped as etl_filetime_iso clamps it. */
+START_TEST(iso_local)
+{
+    static const struct {
+        int64_t ft;
+        int32_t minutes;
+        const char *want;
+    } cases[] = {
+        /* 2020-09-14T22:49:57.2118091Z */
+        { 132445973972118091LL, -420, "2020-09-14T15:49:57.2118091-07:00" },
+        { 132445973972118091LL, 0, "2020-09-14T22:49:57.2118091+00:00" },
+        { 132445973972118091LL, 330, "2020-09-15T04:19:57.2118091+05:30" },
+        /* 2020-12-31T20:00:00Z, and 2021-01-01T05:00:00Z */
+        { 132539184000000000LL, 330, "2021-01-01T01:30:00.0000000+05:30" },
+        { 132539508000000000LL, -600, "2020-12-31T19:00:00.0000000-10:00" },
+        { INT64_MAX, 60, "9999" },
+        { INT64_MIN, -60, "0000" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[48];
+        size_t n = etl_filetime_iso_local(cases[i].ft, cases[i].minutes, out);
+        ck_assert_uint_eq(n, strlen(out));
+        ck_assert_uint_eq(n, 33);
+        ck_assert_msg(strncmp(out, cases[i].want, strlen(cases[i].want)) == 0, "%s", out);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fmt");
@@ -287,6 +317,7 @@ int main(void)
     tcase_add_test(tc, memo);
     tcase_add_test(tc, memo_shared);
     tcase_add_test(tc, guid);
+    tcase_add_test(tc, iso_local);
     suite_add_tcase(s, tc);
     return unit_run(s);
 }
