@@ -152,14 +152,17 @@ int32_t etl_tz_offset(const struct etl_time_zone *tz, int64_t ft, bool *daylight
         int64_t off = change_at(tz->standard_date, y) + dst * FT_PER_MIN;
         *daylight = on < off ? ft >= on && ft < off : ft >= on || ft < off;
     }
+    /* Clamped to what +HH:MM can say (a damaged header's biases). */
     int64_t m = -(*daylight ? dst : std);
-    return (int32_t)(m < -1440 * 7 ? -1440 * 7 : m > 1440 * 7 ? 1440 * 7 : m);
+    return (int32_t)(m < -ETL_TZ_MOST ? -ETL_TZ_MOST : m > ETL_TZ_MOST ? ETL_TZ_MOST : m);
 }
 
 size_t etl_tz_offset_str(int32_t minutes, char out[7])
 {
     uint32_t a = minutes < 0 ? (uint32_t)-(int64_t)minutes : (uint32_t)minutes;
-    unsigned h = (unsigned)(a / 60 % 100), mi = (unsigned)(a % 60);
+    if (a > ETL_TZ_MOST)
+        a = ETL_TZ_MOST;
+    unsigned h = (unsigned)(a / 60), mi = (unsigned)(a % 60);
     out[0] = minutes < 0 ? '-' : '+';
     out[1] = (char)('0' + h / 10);
     out[2] = (char)('0' + h % 10);

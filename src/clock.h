@@ -59,16 +59,19 @@ struct etl_time_zone {
     char standard_name[100], daylight_name[100];
 };
 
+/* The largest offset from UTC etl_tz_offset gives, in minutes (99:59). */
+#define ETL_TZ_MOST (99 * 60 + 59)
+
 /* Returns the minutes local time is ahead of UTC (negative: behind) at
- * FILETIME ft in zone tz, by its rules; *daylight tells whether daylight
- * time was in effect. The change to daylight time is at its time of day
+ * FILETIME ft in zone tz, by its rules, at most ETL_TZ_MOST either way;
+ * *daylight tells whether daylight time was in effect. The change to daylight time is at its time of day
  * in standard time, the change back at its time in daylight time, as
  * Windows takes them; a zone whose daylight time spans the new year
  * (the southern hemisphere) has it outside the two changes. */
 int32_t etl_tz_offset(const struct etl_time_zone *tz, int64_t ft, bool *daylight);
 
 /* Writes offset minutes as +HH:MM or -HH:MM (7 bytes with the
- * terminator); returns 6. */
+ * terminator; at most ETL_TZ_MOST either way); returns 6. */
 size_t etl_tz_offset_str(int32_t minutes, char out[7]);
 
 #endif

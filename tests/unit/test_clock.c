@@ -268,11 +268,11 @@ START_TEST(test_time_zone)
     ck_assert(!dst);
     (void)etl_tz_offset(&pacific, INT64_MAX, &dst);
     struct etl_time_zone huge = { INT32_MAX, INT32_MAX, INT32_MIN, { 0 }, { 0 }, "", "" };
-    ck_assert_int_eq(etl_tz_offset(&huge, ft_utc(2021, 6, 1, 0, 0, 0), &dst), -1440 * 7);
+    ck_assert_int_eq(etl_tz_offset(&huge, ft_utc(2021, 6, 1, 0, 0, 0), &dst), -(99 * 60 + 59));
     char out[7];
     static const struct { int32_t m; const char *s; } strs[] = {
         { -420, "-07:00" }, { 330, "+05:30" }, { 0, "+00:00" }, { -570, "-09:30" },
-        { 765, "+12:45" },
+        { 765, "+12:45" }, { 99 * 60 + 59, "+99:59" }, { -100000, "-99:59" },
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         ck_assert_uint_eq(etl_tz_offset_str(strs[i].m, out), 6);
