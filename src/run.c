@@ -90,8 +90,13 @@ static void clock_warning(struct etl_file *f)
 static int describe(struct etl_printer *p, struct etl_file *f)
 {
     const struct etl_logfile *h = etl_file_header(f);
-    char start[32], line[768];
-    etl_filetime_iso(h->start_time, start);
+    char start[48], line[768];
+    bool daylight;
+    if (p->time_mode == ETL_TIME_LOCAL) /* as the rows show times */
+        etl_filetime_iso_local(h->start_time, etl_tz_offset(&h->tz, h->start_time, &daylight),
+                               start);
+    else
+        etl_filetime_iso(h->start_time, start);
     snprintf(line, sizeof line, "%s: Windows %u.%u build %u, %u CPUs, started %s",
              etl_file_name(f), h->version[0], h->version[1], (unsigned)h->build,
              (unsigned)h->cpus, start);

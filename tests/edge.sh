@@ -611,6 +611,10 @@ if gen dst dst; then
             jq -r .time "$tmp/out" | cmp -s "$tmp/want.local" - && ok || bad "dst: --time=local JSON"
         }
     fi
+    run dst text-local --time=local && {
+        head -n 1 "$tmp/out" | grep -q 'started 2023-03-12T01:59:00.0000000-08:00$' && ok ||
+            bad "dst: text's first line with --time=local: $(head -n 1 "$tmp/out")"
+    }
     run dst info-json --info -f json && {
         [ "$(head -n 1 "$tmp/out" | jq -r '.utc_offset + " " + .time_zone_daylight_name')" = \
           "-08:00 Pacific Daylight Time" ] && ok || bad "dst: --info utc_offset $(head -c 300 "$tmp/out")"
