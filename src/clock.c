@@ -135,26 +135,82 @@ static int64_t change_at(const uint16_t st[8], int64_t y)
     return days_since_1601(y, m, day) * FT_PER_DAY + ms * 10000;
 }
 
+/* The biases of standard and daylight time in all (minutes). */
+static int64_t std_bias(const struct etl_time_zone *tz)
+{
+    return (int64_t)tz->bias + tz->standard_bias;
+}
+
+static int64_t dst_bias(const struct etl_time_zone *tz)
+{
+    return (int64_t)tz->bias + tz->daylight_bias;
+}
+
+/* The year whose changes decide FILETIME ft in zone tz (the year of its
+ * local time, near enough: a change is never at a year's edge), or 0 when
+ * none do: no daylight time, or a time outside the years 1601 to 9999 (as
+ * times are shown), where the sums below stay far from the int64 range
+ * whatever the biases. */
+static int64_t deciding_year(const struct etl_time_zone *tz, int64_t ft)
+{
+    int64_t last = days_since_1601(10000, 1, 1) * FT_PER_DAY;
+    if (tz->standard_date[1] == 0 || tz->daylight_date[1] == 0 || ft <= 0 || ft >= last)
+        return 0;
+    int64_t local = ft - std_bias(tz) * FT_PER_MIN;
+    return year_of(local > 0 && local < last ? local : ft);
+}
+
+/* The offset of daylight or standard time, clamped to what +HH:MM can say
+ * (a damaged header's biases). */
+static int32_t offset_of(const struct etl_time_zone *tz, bool daylight)
+{
+    int64_t m = -(daylight ? dst_bias(tz) : std_bias(tz));
+    return (int32_t)(m < -ETL_TZ_MOST ? -ETL_TZ_MOST : m > ETL_TZ_MOST ? ETL_TZ_MOST : m);
+}
+
+/* Whether daylight time is in effect at ft by year y's changes. */
+static bool daylight_at(const struct etl_time_zone *tz, int64_t y, int64_t ft)
+{
+    int64_t on = change_at(tz->daylight_date, y) + std_bias(tz) * FT_PER_MIN;
+    int64_t off = change_at(tz->standard_date, y) + dst_bias(tz) * FT_PER_MIN;
+    return on < off ? ft >= on && ft < off : ft >= on || ft < off;
+}
+
 int32_t etl_tz_offset(const struct etl_time_zone *tz, int64_t ft, bool *daylight)
 {
-    int64_t std = (int64_t)tz->bias + tz->standard_bias, dst = (int64_t)tz->bias + tz->daylight_bias;
-    *daylight = false;
-    /* Within the years 1601 to 9999 (as times are shown): the sums below
-     * stay far from the int64 range whatever the biases. */
-    if (tz->standard_date[1] != 0 && tz->daylight_date[1] != 0 && ft > 0 &&
-        ft < days_since_1601(10000, 1, 1) * FT_PER_DAY) {
-        /* The year of the local time, near enough: a change is never at a
-         * year's edge. */
-        int64_t local = ft - std * FT_PER_MIN;
-        int64_t y = year_of(local > 0 && local < days_since_1601(10000, 1, 1) * FT_PER_DAY
-                                ? local : ft);
-        int64_t on = change_at(tz->daylight_date, y) + std * FT_PER_MIN;
-        int64_t off = change_at(tz->standard_date, y) + dst * FT_PER_MIN;
-        *daylight = on < off ? ft >= on && ft < off : ft >= on || ft < off;
+    int64_t y = deciding_year(tz, ft);
+    *daylight = y != 0 && daylight_at(tz, y, ft);
+    return offset_of(tz, *daylight);
+}
+
+void etl_tz_year_init(struct etl_tz_year *yr, const struct etl_time_zone *tz, int64_t ft)
+{
+    int64_t y = deciding_year(tz, ft);
+    /* The UTC times whose local time (in standard time) falls in year y:
+     * exactly those deciding_year gives y, when they lie inside the years
+     * it decides for and the year is neither the first nor the last (the
+     * edges of deciding_year, left to it). */
+    yr->valid = y > 1601 && y < 9999;
+    if (!yr->valid)
+        return;
+    yr->begin = days_since_1601(y, 1, 1) * FT_PER_DAY + std_bias(tz) * FT_PER_MIN;
+    yr->end = days_since_1601(y + 1, 1, 1) * FT_PER_DAY + std_bias(tz) * FT_PER_MIN;
+    yr->valid = yr->begin > 0 && yr->end < days_since_1601(10000, 1, 1) * FT_PER_DAY;
+    yr->on = change_at(tz->daylight_date, y) + std_bias(tz) * FT_PER_MIN;
+    yr->off = change_at(tz->standard_date, y) + dst_bias(tz) * FT_PER_MIN;
+    yr->std = offset_of(tz, false);
+    yr->dst = offset_of(tz, true);
+}
+
+int32_t etl_tz_offset_in(const struct etl_time_zone *tz, const struct etl_tz_year *yr,
+                         int64_t ft)
+{
+    if (yr->valid && ft >= yr->begin && ft < yr->end) {
+        bool d = yr->on < yr->off ? ft >= yr->on && ft < yr->off : ft >= yr->on || ft < yr->off;
+        return d ? yr->dst : yr->std;
     }
-    /* Clamped to what +HH:MM can say (a damaged header's biases). */
-    int64_t m = -(*daylight ? dst : std);
-    return (int32_t)(m < -ETL_TZ_MOST ? -ETL_TZ_MOST : m > ETL_TZ_MOST ? ETL_TZ_MOST : m);
+    bool daylight;
+    return etl_tz_offset(tz, ft, &daylight);
 }
 
 size_t etl_tz_offset_str(int32_t minutes, char out[7])

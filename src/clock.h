@@ -70,6 +70,21 @@ struct etl_time_zone {
  * (the southern hemisphere) has it outside the two changes. */
 int32_t etl_tz_offset(const struct etl_time_zone *tz, int64_t ft, bool *daylight);
 
+/* One year of a zone's changes, for etl_tz_offset_in: the UTC times whose
+ * local year is the year of the time given to etl_tz_year_init, and the
+ * UTC times of that year's changes (valid: the zone has daylight time). */
+struct etl_tz_year {
+    int64_t begin, end, on, off;
+    int32_t std, dst;          /* the offsets of standard and daylight time */
+    bool valid;
+};
+void etl_tz_year_init(struct etl_tz_year *yr, const struct etl_time_zone *tz, int64_t ft);
+
+/* etl_tz_offset(tz, ft) (the same minutes), by yr when ft lies in its year:
+ * a trace's times mostly do, and then the offset costs two comparisons. */
+int32_t etl_tz_offset_in(const struct etl_time_zone *tz, const struct etl_tz_year *yr,
+                         int64_t ft);
+
 /* Writes offset minutes as +HH:MM or -HH:MM (7 bytes with the
  * terminator; at most ETL_TZ_MOST either way); returns 6. */
 size_t etl_tz_offset_str(int32_t minutes, char out[7]);

@@ -107,6 +107,7 @@ int etl_run_view(struct etl_printer *p, struct etl_file *f, const struct etl_vie
 {
     p->clock = *etl_file_clock(f);
     p->tz = etl_file_header(f)->tz;
+    etl_tz_year_init(&p->tz_year, &p->tz, etl_file_header(f)->start_time);
     if (p->ops->export) /* an output that is not a table reads the file itself */
         return p->ops->export(p, f, o);
     int rc = 0;

@@ -183,8 +183,7 @@ size_t etl_format_time(const struct etl_printer *p, int64_t ts, char *buf,
     case ETL_TIME_LOCAL: {
         *is_number = false;
         int64_t ft = etl_clock_filetime(&p->clock, ts);
-        bool daylight;
-        return etl_filetime_iso_local(ft, etl_tz_offset(&p->tz, ft, &daylight), buf);
+        return etl_filetime_iso_local(ft, etl_tz_offset_in(&p->tz, &p->tz_year, ft), buf);
     }
     default:
         return etl_fmt_seconds(etl_clock_ns(&p->clock, ts), decimals(p), buf);

@@ -195,6 +195,7 @@ struct etl_printer {
     struct etl_print_opts opt;
     struct etl_clock clock;    /* of the current file */
     struct etl_time_zone tz;   /* of the machine that recorded it (--time=local) */
+    struct etl_tz_year tz_year; /* its changes in the year the trace started */
     const char *file;          /* the current input's name (for the file column) */
     size_t file_len;           /* its length */
     bool file_csv_plain;       /* it needs no CSV quoting nor replacement */

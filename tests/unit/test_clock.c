@@ -281,6 +281,41 @@ START_TEST(test_time_zone)
 }
 END_TEST
 
+/* etl_tz_offset_in gives etl_tz_offset's minutes at any time, inside the
+ * year it was set up for (two comparisons) and outside it: random times
+ * around the year's changes and anywhere in the FILETIME range, for the
+ * zones above, biases of a damaged header, and years set up at the edges
+ * of the range. */
+START_TEST(test_time_zone_year)
+{
+    struct etl_time_zone wild = { 3000000, -4000000, 1000000, { 0, 6, 3, 5, 23, 59, 59, 999 },
+                                  { 0, 5, 6, 1, 0, 0, 0, 0 }, "", "" };
+    const struct etl_time_zone *zones[] = { &pacific, &sydney, &europe, &europe2021, &china,
+                                            &wild };
+    const int64_t at[] = { ft_utc(2023, 3, 12, 10, 0, 0), ft_utc(2021, 1, 1, 0, 0, 0),
+                           ft_utc(1601, 6, 1, 0, 0, 0), ft_utc(9999, 6, 1, 0, 0, 0), 1, 0,
+                           INT64_MAX };
+    for (size_t z = 0; z < sizeof zones / sizeof zones[0]; z++)
+        for (size_t a = 0; a < sizeof at / sizeof at[0]; a++) {
+            struct etl_tz_year yr;
+            etl_tz_year_init(&yr, zones[z], at[a]);
+            for (unsigned n = 0; n < 20000; n++) {
+                uint64_t r = unit_rand(&rng);
+                /* Near the year (wrapping past the ends of the range), or
+                 * anywhere. */
+                int64_t ft = n % 2 ? (int64_t)((uint64_t)at[a] + r % (800ull * 86400 * 10000000) -
+                                               400ull * 86400 * 10000000)
+                                   : (int64_t)(r >> 1) * (n % 4 ? 1 : -1);
+                bool d;
+                int32_t want = etl_tz_offset(zones[z], ft, &d);
+                ck_assert_msg(etl_tz_offset_in(zones[z], &yr, ft) == want,
+                              "zone %zu, year of %lld, at %lld", z, (long long)at[a],
+                              (long long)ft);
+            }
+        }
+}
+END_TEST
+
 static Suite *clock_suite(void)
 {
     Suite *s = suite_create("clock");
@@ -291,6 +326,7 @@ static Suite *clock_suite(void)
     tcase_add_test(tc, test_ns_whole_ticks);
     tcase_add_test(tc, test_muldiv);
     tcase_add_test(tc, test_time_zone);
+    tcase_add_test(tc, test_time_zone_year);
     suite_add_tcase(s, tc);
     return s;
 }
