@@ -91,10 +91,9 @@ static int describe(struct etl_printer *p, struct etl_file *f)
 {
     const struct etl_logfile *h = etl_file_header(f);
     char start[48], line[768];
-    bool daylight;
-    if (p->time_mode == ETL_TIME_LOCAL) /* as the rows show times */
-        etl_filetime_iso_local(h->start_time, etl_tz_offset(&h->tz, h->start_time, &daylight),
-                               start);
+    if (p->time_mode == ETL_TIME_LOCAL) /* as the rows show times (etl_run_view set tz) */
+        etl_filetime_iso_local(h->start_time,
+                               etl_tz_offset_in(&p->tz, &p->tz_year, h->start_time), start);
     else
         etl_filetime_iso(h->start_time, start);
     snprintf(line, sizeof line, "%s: Windows %u.%u build %u, %u CPUs, started %s",

@@ -106,6 +106,9 @@ check "logfile header's record zeroed: said once" sh -c "[ \$(wc -l < '$tmp/err'
 check "logfile header's record zeroed: every switch read" sh -c "cut -d, -f1-2,4- '$tmp/out' | cmp -s - '$tmp/whole.csv'"
 "$etldump" --info "$tmp/nohdr.etl" > "$tmp/out" 2> /dev/null
 check "logfile header's record zeroed: --info says the build is unknown" grep -q '^build: 0$' "$tmp/out"
+check "logfile header's record zeroed: --info gives no utc_offset (no start time)" sh -c "! grep -q '^utc_offset' '$tmp/out'"
+"$etldump" --events=all --no-fields -f csv --time=local "$tmp/nohdr.etl" 2> /dev/null | cut -d, -f12 | sed -n '2,$p' | sort -u > "$tmp/out"
+check "logfile header's record zeroed: --time=local at +00:00" sh -c "[ -s '$tmp/out' ] && ! grep -vq '+00:00\$' '$tmp/out'"
 # Without --max-wait-reason, the one the first buffers' compact switches
 # fit (build 0's, 0x1b, gives impossible states): every switch as it was.
 expect "logfile header's record zeroed, no --max-wait-reason" 1 "$etldump" -f csv "$tmp/nohdr.etl"

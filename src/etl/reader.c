@@ -24,7 +24,6 @@
 /* WMI_BUFFER_HEADER field offsets (§2). */
 #define BH_BUFFER_SIZE 0x00
 #define BH_SAVED_OFFSET 0x04
-#define BH_TIMESTAMP 0x10
 #define BH_SEQUENCE 0x18
 #define BH_CLIENT_CONTEXT 0x28
 #define BH_OFFSET 0x30
